@@ -1,0 +1,106 @@
+/**
+ * Adapters in Node through Dawn (the optional `webgpu` package), with a SwiftShader fallback on
+ * CPU-only Linux. Dawn crashes if the object returned by `create()` is garbage-collected while
+ * devices live, so every instance made here is kept for the life of the process.
+ */
+import { describeInfo, isSoftwareInfo } from './adapter-info';
+import { GpuUnavailableError } from './errors';
+
+interface DawnModule {
+  create(options: string[]): GPU;
+}
+
+const keptInstances: GPU[] = [];
+let dawnModule: Promise<DawnModule> | undefined;
+
+/** Where Linux distributions put the SwiftShader Vulkan driver (Debian's chromium-common first). */
+export const SWIFTSHADER_ICD_PATHS = [
+  '/usr/lib/chromium/vk_swiftshader_icd.json',
+  '/usr/lib/chromium-browser/vk_swiftshader_icd.json',
+  '/usr/lib64/chromium-browser/vk_swiftshader_icd.json',
+  '/usr/lib/x86_64-linux-gnu/chromium/vk_swiftshader_icd.json',
+];
+
+export const INSTALL_ADVICE = [
+  'Install a GPU driver with Vulkan (Linux), Metal (macOS) or D3D12 (Windows) support,',
+  'or, on Debian/Ubuntu without a GPU, the software driver: `apt-get install libvulkan1 chromium`',
+  '(its SwiftShader Vulkan driver is found automatically), then run again.',
+].join(' ');
+
+function loadDawn(): Promise<DawnModule> {
+  dawnModule ??= import(/* @vite-ignore */ 'webgpu' as string).then(
+    (m: DawnModule) => m,
+    (cause: unknown) => {
+      dawnModule = undefined;
+      throw new GpuUnavailableError(
+        'WebGPU is not available in this Node process: install the `webgpu` package (`npm install webgpu`), which gpuhash uses as an optional peer dependency.',
+        { cause },
+      );
+    },
+  );
+  return dawnModule;
+}
+
+async function fs() {
+  return import(/* @vite-ignore */ 'node:fs' as string) as Promise<typeof import('node:fs')>;
+}
+
+/** The path of an installed SwiftShader ICD, if any (`GPUHASH_SWIFTSHADER_ICD` overrides the search). */
+export async function findSwiftShaderIcd(): Promise<string | undefined> {
+  const { existsSync } = await fs();
+  const override = process.env.GPUHASH_SWIFTSHADER_ICD;
+  if (override) return existsSync(override) ? override : undefined;
+  return SWIFTSHADER_ICD_PATHS.find((p) => existsSync(p));
+}
+
+export function isSoftwareAdapter(adapter: GPUAdapter): boolean {
+  return isSoftwareInfo(adapter.info);
+}
+
+export interface NodeAdapterResult {
+  adapter: GPUAdapter;
+  software: boolean;
+  /** Set when the SwiftShader fallback was taken. */
+  fallbackIcd?: string;
+}
+
+export async function requestNodeAdapter(options: {
+  powerPreference?: GPUPowerPreference;
+  allowSoftware: boolean;
+  dawnOptions: string[];
+  log: (message: string) => void;
+}): Promise<NodeAdapterResult> {
+  const dawn = await loadDawn();
+  const instance = dawn.create(options.dawnOptions);
+  keptInstances.push(instance);
+  const first = await instance.requestAdapter({ powerPreference: options.powerPreference });
+  if (first && !isSoftwareAdapter(first)) return { adapter: first, software: false };
+
+  const explicitDriver = process.env.VK_ICD_FILENAMES ?? process.env.VK_DRIVER_FILES;
+  if (!options.allowSoftware) {
+    throw new GpuUnavailableError(
+      first
+        ? `only a software adapter (${describeInfo(first.info)}) is available and allowSoftware is false. ${INSTALL_ADVICE}`
+        : `no WebGPU adapter was found. ${INSTALL_ADVICE}`,
+    );
+  }
+  if (first) return { adapter: first, software: true };
+  if (process.platform !== 'linux' || explicitDriver) {
+    throw new GpuUnavailableError(
+      `no WebGPU adapter was found${explicitDriver ? ` with the Vulkan driver ${explicitDriver}` : ''}. ${INSTALL_ADVICE}`,
+    );
+  }
+  const icd = await findSwiftShaderIcd();
+  if (!icd) throw new GpuUnavailableError(`no WebGPU adapter was found. ${INSTALL_ADVICE}`);
+  // The Vulkan loader reads this when Dawn creates its next Vulkan instance.
+  process.env.VK_ICD_FILENAMES = icd;
+  const fallbackInstance = dawn.create(options.dawnOptions);
+  keptInstances.push(fallbackInstance);
+  const adapter = await fallbackInstance.requestAdapter({ powerPreference: options.powerPreference });
+  if (!adapter) {
+    throw new GpuUnavailableError(`no WebGPU adapter was found, not even SwiftShader at ${icd}. ${INSTALL_ADVICE}`);
+  }
+  options.log(`gpuhash: no hardware GPU found; using the SwiftShader software driver (${icd}).`);
+  return { adapter, software: true, fallbackIcd: icd };
+}
+

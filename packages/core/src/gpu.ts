@@ -1,0 +1,376 @@
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { BufferPool } from './buffer-pool';
+import { DeviceArray, ELEMENT_BYTES, type ElementType, type HostArrayOf, elementTypeOf, hostArrayType } from './device-array';
+import { dispatchGrid } from './dispatch';
+import {
+  DestroyedError,
+  DeviceLostError,
+  GpuOutOfMemoryError,
+  GpuValidationError,
+  GpuhashError,
+  InvalidArgumentError,
+  LimitExceededError,
+} from './errors';
+import type { DispatchOptions, Kernel } from './kernel';
+import { PipelineCache } from './pipeline-cache';
+import { GpuTimer } from './timing';
+import { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
+
+export interface SubgroupInfo {
+  /** Whether the device was created with the `subgroups` feature. */
+  supported: boolean;
+  /** Smallest and largest subgroup size the adapter reports (0 when unknown). */
+  minSize: number;
+  maxSize: number;
+}
+
+export interface GpuInit {
+  device: GPUDevice;
+  adapterInfo: GPUAdapterInfo | undefined;
+  isSoftware: boolean;
+  ownsDevice: boolean;
+  subgroupMinSize: number;
+  subgroupMaxSize: number;
+}
+
+/**
+ * A WebGPU device and what gpuhash needs to know about it, with the per-device services every
+ * table shares: the pipeline cache, the buffer pool, typed uploads and downloads, dispatch, timing,
+ * and error handling (validation scopes, limits, destroy, device loss).
+ */
+export class Gpu {
+  readonly device: GPUDevice;
+  readonly adapterInfo: GPUAdapterInfo | undefined;
+  readonly features: ReadonlySet<string>;
+  readonly limits: GPUSupportedLimits;
+  readonly isSoftware: boolean;
+  readonly subgroups: SubgroupInfo;
+  readonly hasTimestamps: boolean;
+  readonly pipelines: PipelineCache;
+  readonly pool: BufferPool;
+
+  private readonly ownsDevice: boolean;
+  private destroyedFlag = false;
+  private lostError: DeviceLostError | undefined;
+  private readonly lostWaiters = new Set<(e: DeviceLostError) => void>();
+  private readonly lostListeners = new Set<(e: DeviceLostError) => void>();
+  private operationChain: Promise<unknown> = Promise.resolve();
+
+  constructor(init: GpuInit) {
+    this.device = init.device;
+    this.adapterInfo = init.adapterInfo;
+    this.features = new Set(init.device.features as unknown as Iterable<string>);
+    this.limits = init.device.limits;
+    this.isSoftware = init.isSoftware;
+    this.ownsDevice = init.ownsDevice;
+    this.subgroups = {
+      supported: this.features.has('subgroups'),
+      minSize: init.subgroupMinSize,
+      maxSize: init.subgroupMaxSize,
+    };
+    this.hasTimestamps = this.features.has('timestamp-query');
+    this.pipelines = new PipelineCache(init.device);
+    this.pool = new BufferPool(init.device);
+    void init.device.lost.then((info) => this.handleLost(info.reason ?? 'unknown', info.message ?? ''));
+  }
+
+  /** A one-line description: adapter, software or not, subgroup sizes. */
+  describe(): string {
+    const i = this.adapterInfo;
+    const name = i ? [i.vendor, i.architecture, i.device || i.description].filter(Boolean).join(' ') : 'caller-provided device';
+    const sg = this.subgroups.supported ? `subgroups ${this.subgroups.minSize}-${this.subgroups.maxSize}` : 'no subgroups';
+    return `${name}${this.isSoftware ? ' (software)' : ''}, ${sg}, timestamps ${this.hasTimestamps ? 'yes' : 'no'}`;
+  }
+
+  get isLost(): boolean {
+    return this.lostError !== undefined;
+  }
+
+  get isDestroyed(): boolean {
+    return this.destroyedFlag;
+  }
+
+  /** Throws DestroyedError or DeviceLostError if this Gpu can no longer be used. */
+  assertUsable(): void {
+    if (this.destroyedFlag) throw new DestroyedError('this Gpu');
+    if (this.lostError) throw this.lostError;
+  }
+
+  /** Called once when the device is lost; returns an unsubscribe function. */
+  onLost(listener: (error: DeviceLostError) => void): () => void {
+    if (this.lostError) {
+      listener(this.lostError);
+      return () => {};
+    }
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
+  private handleLost(reason: string, message: string): void {
+    if (this.lostError) return;
+    const error = new DeviceLostError(reason, message);
+    this.lostError = error;
+    // Everything cached for this device is now garbage.
+    this.pipelines.clear();
+    this.pool.clear();
+    for (const reject of this.lostWaiters) reject(error);
+    this.lostWaiters.clear();
+    for (const listener of this.lostListeners) listener(error);
+    this.lostListeners.clear();
+  }
+
+  /**
+   * Resolves with `promise`, or rejects with DeviceLostError as soon as the device is lost (a
+   * mapAsync or onSubmittedWorkDone pending on a lost device may otherwise never settle, or fail
+   * with an untyped AbortError).
+   */
+  guard<T>(promise: Promise<T>): Promise<T> {
+    if (this.lostError) {
+      promise.catch(() => {});
+      return Promise.reject(this.lostError);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onLost = (e: DeviceLostError) => reject(e);
+      this.lostWaiters.add(onLost);
+      promise.then(
+        (value) => {
+          this.lostWaiters.delete(onLost);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.lostWaiters.delete(onLost);
+          reject(this.lostError ?? error);
+        },
+      );
+    });
+  }
+
+  /**
+   * Runs one bulk operation: checks the Gpu is usable, orders it after the operations before it,
+   * and turns WebGPU validation and out-of-memory errors raised inside it into typed errors.
+   */
+  run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    const next = this.operationChain.then(
+      () => this.runScoped(operation, body),
+      () => this.runScoped(operation, body),
+    );
+    this.operationChain = next.catch(() => {});
+    return next;
+  }
+
+  private async runScoped<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    this.assertUsable();
+    const device = this.device;
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let result: T | undefined;
+    let failure: unknown;
+    let failed = false;
+    try {
+      result = await body();
+    } catch (error) {
+      failed = true;
+      failure = error;
+    }
+    let validation: GPUError | null = null;
+    let oom: GPUError | null = null;
+    if (!this.lostError) {
+      try {
+        validation = await this.guard(device.popErrorScope());
+        oom = await this.guard(device.popErrorScope());
+      } catch (error) {
+        if (!failed) {
+          failed = true;
+          failure = error;
+        }
+      }
+    }
+    if (this.lostError && !(failure instanceof GpuhashError && failure.code !== 'DEVICE_LOST')) throw this.lostError;
+    if (validation) throw new GpuValidationError(operation, validation.message);
+    if (oom) throw new GpuOutOfMemoryError(operation, oom.message);
+    if (failed) throw failure;
+    return result as T;
+  }
+
+  /** Throws LimitExceededError when a buffer of `bytes` cannot exist or be bound on this device. */
+  checkBufferSize(bytes: number, what: string, asBinding = true): void {
+    if (bytes > this.limits.maxBufferSize) {
+      throw new LimitExceededError(what, 'maxBufferSize', bytes, this.limits.maxBufferSize, 'Use a smaller capacity or batch, or split the data across several buffers.');
+    }
+    if (asBinding && bytes > this.limits.maxStorageBufferBindingSize) {
+      throw new LimitExceededError(
+        what,
+        'maxStorageBufferBindingSize',
+        bytes,
+        this.limits.maxStorageBufferBindingSize,
+        'Use a smaller capacity or batch (tables split storage across bindings where they support it).',
+      );
+    }
+  }
+
+  /** A new storage buffer (STORAGE | COPY_SRC | COPY_DST unless `usage` says otherwise). */
+  createBuffer(bytes: number, label: string, usage: number = STORAGE_USAGE): GPUBuffer {
+    this.assertUsable();
+    if (!Number.isInteger(bytes) || bytes < 0) throw new InvalidArgumentError(`${label}: buffer size must be a non-negative integer, got ${bytes}`);
+    this.checkBufferSize(bytes, label, (usage & BufferUsage.STORAGE) !== 0);
+    // Bindings need a non-zero size; round up to 4-byte multiples for writeBuffer.
+    const size = Math.max(16, Math.ceil(bytes / 4) * 4);
+    return this.device.createBuffer({ size, usage, label });
+  }
+
+  /** An uninitialised-to-zero device array of `length` elements. */
+  createArray<T extends ElementType>(type: T, length: number, label = `gpuhash.array<${type}>`): DeviceArray<T> {
+    if (!Number.isInteger(length) || length < 0) throw new InvalidArgumentError(`${label}: length must be a non-negative integer, got ${length}`);
+    return new DeviceArray(this.createBuffer(length * ELEMENT_BYTES, label), length, type, true);
+  }
+
+  /** Copies a host array to a new device array. */
+  upload<A extends Uint32Array | Int32Array | Float32Array>(data: A, label = 'gpuhash.upload'): DeviceArray<ElementType> {
+    const array = this.createArray(elementTypeOf(data), data.length, label);
+    this.write(array.buffer, data);
+    return array;
+  }
+
+  /** Writes a host array into a buffer at a byte offset (queued; ordered before later submissions). */
+  write(buffer: GPUBuffer, data: Uint32Array | Int32Array | Float32Array, byteOffset = 0): void {
+    this.assertUsable();
+    if (data.byteLength === 0) return;
+    this.device.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  /** Reads `length` elements (default: all) of a device array back to the host. */
+  async download<T extends ElementType>(array: DeviceArray<T>, length = array.length, offset = 0): Promise<HostArrayOf<T>> {
+    const bytes = await this.readBytes(array.buffer, offset * ELEMENT_BYTES, length * ELEMENT_BYTES);
+    const Ctor = hostArrayType(array.type);
+    return new Ctor(bytes) as HostArrayOf<T>;
+  }
+
+  /** Reads a byte range of any COPY_SRC buffer back to the host. */
+  async readBytes(buffer: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
+    this.assertUsable();
+    if (byteLength === 0) return new ArrayBuffer(0);
+    const staging = this.pool.acquire(byteLength, BufferUsage.MAP_READ | BufferUsage.COPY_DST, 'gpuhash.staging.read');
+    const encoder = this.device.createCommandEncoder({ label: 'gpuhash.download' });
+    encoder.copyBufferToBuffer(buffer, byteOffset, staging, 0, byteLength);
+    this.submit([encoder.finish()]);
+    try {
+      await this.guard(staging.mapAsync(MapMode.READ, 0, byteLength));
+      const copy = staging.getMappedRange(0, byteLength).slice(0);
+      staging.unmap();
+      return copy;
+    } finally {
+      this.pool.release(staging);
+    }
+  }
+
+  /** Fills `count` 32-bit words of a buffer with `value`, on the GPU. */
+  encodeFill(encoder: GPUCommandEncoder, buffer: GPUBuffer, value: number, count: number, byteOffset = 0): void {
+    if (value === 0) {
+      encoder.clearBuffer(buffer, byteOffset, count * 4);
+      return;
+    }
+    const kernel = fillKernel;
+    const params = this.uniforms(new Uint32Array([count, value >>> 0, byteOffset / 4, 0]));
+    this.encodeDispatch(encoder, kernel, { bindings: [params, buffer], invocations: count, maxWorkgroups: 4096, label: 'fill' });
+    this.pool.release(params);
+  }
+
+  /** A small uniform buffer holding `data` (pooled: released after the next submit). */
+  uniforms(data: Uint32Array | Int32Array | Float32Array): GPUBuffer {
+    this.assertUsable();
+    const buffer = this.pool.acquire(Math.max(16, data.byteLength), BufferUsage.UNIFORM | BufferUsage.COPY_DST, 'gpuhash.uniforms');
+    this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    return buffer;
+  }
+
+  /** The compiled pipeline of a kernel, from this device's cache. */
+  pipeline(kernel: Kernel): GPUComputePipeline {
+    this.assertUsable();
+    return this.pipelines.get(kernel);
+  }
+
+  /** Encodes one compute pass running `kernel` over `options.invocations` (folded into a legal grid). */
+  encodeDispatch(
+    encoder: GPUCommandEncoder,
+    kernel: Kernel,
+    options: DispatchOptions,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const pipeline = this.pipeline(kernel);
+    const bindGroup = this.device.createBindGroup({
+      label: kernel.name,
+      layout: pipeline.getBindGroupLayout(0),
+      entries: options.bindings.map((b, binding) => ({
+        binding,
+        resource: 'buffer' in b ? { buffer: b.buffer, offset: b.offset, size: b.size } : { buffer: b },
+      })),
+    });
+    const grid = dispatchGrid(
+      options.invocations,
+      kernel.workgroupSize,
+      this.limits.maxComputeWorkgroupsPerDimension,
+      options.maxWorkgroups,
+    );
+    const pass = encoder.beginComputePass({ label: options.label ?? kernel.name, timestampWrites });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(grid.x, grid.y);
+    pass.end();
+  }
+
+  /** Encodes and submits one kernel. */
+  dispatch(kernel: Kernel, options: DispatchOptions): void {
+    const encoder = this.device.createCommandEncoder({ label: kernel.name });
+    this.encodeDispatch(encoder, kernel, options);
+    this.submit([encoder.finish()]);
+  }
+
+  /** Submits command buffers; pooled buffers released before this become reusable. */
+  submit(commandBuffers: GPUCommandBuffer[]): void {
+    this.assertUsable();
+    this.device.queue.submit(commandBuffers);
+    this.pool.afterSubmit();
+  }
+
+  /** Waits for all submitted work (rejects with DeviceLostError if the device is lost meanwhile). */
+  async finish(): Promise<void> {
+    this.assertUsable();
+    await this.guard(this.device.queue.onSubmittedWorkDone());
+  }
+
+  createTimer(maxPasses?: number): GpuTimer {
+    this.assertUsable();
+    return new GpuTimer(this, maxPasses);
+  }
+
+  /** Releases pooled buffers and cached pipelines; destroys the device if requestGpu created it. */
+  destroy(): void {
+    if (this.destroyedFlag) return;
+    this.destroyedFlag = true;
+    this.pipelines.clear();
+    this.pool.clear();
+    if (this.ownsDevice) this.device.destroy();
+  }
+}
+
+/** Fills `n` words from word offset `base` with `value`. Used where clearBuffer (zero only) does not fit. */
+const fillKernel: Kernel = {
+  name: 'core.fill',
+  workgroupSize: 256,
+  source: composeWgsl(
+    /* wgsl */ `
+struct Params { n: u32, value: u32, base: u32, _pad: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = grid_thread(wid, nwg, lid, 256u); i < params.n; i += grid_threads(nwg, 256u)) {
+    data[params.base + i] = params.value;
+  }
+}
+`,
+    { modules: [gridModule] },
+  ),
+};

@@ -1,0 +1,28 @@
+/**
+ * A kernel is a small declarative object: a name, a cache key for its specialisation, its WGSL
+ * and its workgroup size. Sizes travel in uniforms, so one pipeline serves every batch size.
+ * Bindings are group 0, in order: `bindings[i]` is `@binding(i)`.
+ */
+export interface Kernel {
+  /** Stable, dotted name: 'kernels.scan.reduce', 'linear-probe.insert'. */
+  readonly name: string;
+  /** What distinguishes this specialisation (constants, features); empty when there is one. */
+  readonly cacheKey?: string;
+  /** Complete WGSL source. */
+  readonly source: string;
+  readonly entryPoint?: string;
+  /** Must equal the shader's @workgroup_size (x only). */
+  readonly workgroupSize: number;
+}
+
+export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+
+export interface DispatchOptions {
+  bindings: readonly Binding[];
+  /** Invocations wanted; the grid is folded into two dimensions and kernels grid-stride over the rest. */
+  invocations: number;
+  /** Cap on workgroups launched (grid-stride kernels may run fewer, larger loops). */
+  maxWorkgroups?: number;
+  /** Label of the pass, for timing and error messages. */
+  label?: string;
+}

@@ -1,0 +1,101 @@
+import type { Gpu } from './gpu';
+import { BufferUsage, MapMode } from './usage';
+
+export interface PassTime {
+  label: string;
+  ms: number;
+}
+
+export interface TimingResult {
+  /** Per-pass GPU times; empty when the device has no timestamp queries. */
+  passes: PassTime[];
+  /** Sum of the passes, or the wall-clock time from submit to completion without timestamps. */
+  totalMs: number;
+  source: 'timestamp' | 'wall-clock';
+}
+
+/**
+ * Times compute passes with timestamp queries (two per pass), falling back to wall-clock time of
+ * the whole submission where the device lacks `timestamp-query`. Use: `slot(label)` in each
+ * `beginComputePass`, `resolve(encoder)` once encoding is done, `submitted()` right after submit,
+ * then `await read()`. A timer is reusable after `read()`.
+ */
+export class GpuTimer {
+  private readonly querySet: GPUQuerySet | undefined;
+  private readonly resolveBuffer: GPUBuffer | undefined;
+  private readonly readBuffer: GPUBuffer | undefined;
+  private labels: string[] = [];
+  private submittedAt = 0;
+
+  constructor(
+    private readonly gpu: Gpu,
+    readonly maxPasses = 64,
+  ) {
+    if (gpu.hasTimestamps) {
+      const device = gpu.device;
+      this.querySet = device.createQuerySet({ type: 'timestamp', count: maxPasses * 2, label: 'gpuhash.timer' });
+      this.resolveBuffer = device.createBuffer({
+        size: maxPasses * 16,
+        usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+        label: 'gpuhash.timer.resolve',
+      });
+      this.readBuffer = device.createBuffer({
+        size: maxPasses * 16,
+        usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+        label: 'gpuhash.timer.read',
+      });
+    }
+  }
+
+  get usesTimestamps(): boolean {
+    return this.querySet !== undefined;
+  }
+
+  /** The `timestampWrites` for one more pass, or undefined without timestamp support. */
+  slot(label: string): GPUComputePassTimestampWrites | undefined {
+    if (!this.querySet) {
+      this.labels.push(label);
+      return undefined;
+    }
+    if (this.labels.length >= this.maxPasses) throw new RangeError(`GpuTimer: more than ${this.maxPasses} passes timed; create the timer with a larger maxPasses`);
+    const i = this.labels.length;
+    this.labels.push(label);
+    return { querySet: this.querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 };
+  }
+
+  resolve(encoder: GPUCommandEncoder): void {
+    if (!this.querySet || !this.resolveBuffer || !this.readBuffer || this.labels.length === 0) return;
+    const n = this.labels.length * 2;
+    encoder.resolveQuerySet(this.querySet, 0, n, this.resolveBuffer, 0);
+    encoder.copyBufferToBuffer(this.resolveBuffer, 0, this.readBuffer, 0, n * 8);
+  }
+
+  submitted(): void {
+    this.submittedAt = performance.now();
+  }
+
+  async read(): Promise<TimingResult> {
+    const labels = this.labels;
+    this.labels = [];
+    if (!this.readBuffer) {
+      await this.gpu.guard(this.gpu.device.queue.onSubmittedWorkDone());
+      const totalMs = performance.now() - this.submittedAt;
+      return { passes: [], totalMs, source: 'wall-clock' };
+    }
+    await this.gpu.guard(this.readBuffer.mapAsync(MapMode.READ, 0, labels.length * 16));
+    const stamps = new BigUint64Array(this.readBuffer.getMappedRange(0, labels.length * 16).slice(0));
+    this.readBuffer.unmap();
+    const passes = labels.map((label, i) => {
+      const begin = stamps[2 * i] ?? 0n;
+      const end = stamps[2 * i + 1] ?? 0n;
+      return { label, ms: end > begin ? Number(end - begin) / 1e6 : 0 };
+    });
+    return { passes, totalMs: passes.reduce((s, p) => s + p.ms, 0), source: 'timestamp' };
+  }
+
+  destroy(): void {
+    this.querySet?.destroy();
+    this.resolveBuffer?.destroy();
+    this.readBuffer?.destroy();
+  }
+}

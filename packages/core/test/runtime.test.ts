@@ -1,0 +1,67 @@
+import { createRng, expectSameArrays, testGpu } from '@gpuhash/testing';
+import { describe, expect, it } from 'vitest';
+import { dispatchGrid } from '../src';
+
+describe('requestGpu', () => {
+  it('returns a usable device with its limits and features described', async () => {
+    const gpu = await testGpu();
+    expect(gpu.limits.maxStorageBufferBindingSize).toBeGreaterThanOrEqual(128 << 20);
+    expect(gpu.describe()).toMatch(/subgroups|no subgroups/);
+    if (gpu.subgroups.supported) {
+      expect(gpu.subgroups.minSize).toBeGreaterThanOrEqual(1);
+      expect(gpu.subgroups.maxSize).toBeGreaterThanOrEqual(gpu.subgroups.minSize);
+    }
+  });
+});
+
+describe('upload, download and fill', () => {
+  it('round-trips random arrays of every element type', async () => {
+    const gpu = await testGpu();
+    const rng = createRng(11);
+    for (const length of [0, 1, 3, 1000, 65_537]) {
+      const u = rng.u32Array(length);
+      const i = new Int32Array(u.buffer.slice(0));
+      const f = new Float32Array(length).map(() => rng.u32() / 7);
+      for (const host of [u, i, f]) {
+        const arr = gpu.upload(host);
+        const back = await gpu.download(arr);
+        expect(back.constructor).toBe(host.constructor);
+        expectSameArrays(`round trip ${arr.type}[${length}]`, back, host);
+        arr.destroy();
+      }
+    }
+  });
+
+  it('fills a range with a value on the GPU, leaving the rest alone', async () => {
+    const gpu = await testGpu();
+    const rng = createRng(12);
+    const host = rng.u32Array(300_000);
+    const arr = gpu.upload(host);
+    const start = 1234;
+    const count = 250_000;
+    const enc = gpu.device.createCommandEncoder();
+    gpu.encodeFill(enc, arr.buffer, 0xdeadbeef, count, start * 4);
+    gpu.submit([enc.finish()]);
+    const back = await gpu.download(arr);
+    const expected = host.slice();
+    expected.fill(0xdeadbeef, start, start + count);
+    expectSameArrays('fill', back, expected);
+    arr.destroy();
+  });
+});
+
+describe('dispatchGrid', () => {
+  it('never exceeds the per-dimension limit and covers every invocation', () => {
+    const rng = createRng(13);
+    for (let t = 0; t < 2000; t++) {
+      const inv = rng.below(2 ** 31);
+      const wg = [1, 32, 64, 128, 256][rng.below(5)] as number;
+      const g = dispatchGrid(inv, wg, 65_535);
+      expect(g.x).toBeLessThanOrEqual(65_535);
+      expect(g.y).toBeLessThanOrEqual(65_535);
+      expect(g.x * g.y * wg).toBeGreaterThanOrEqual(Math.min(inv, 65_535 * 65_535 * wg));
+      // No more than one partly idle row of workgroups beyond what is needed.
+      expect(g.x * (g.y - 1) * wg).toBeLessThan(Math.max(inv, 1));
+    }
+  });
+});
