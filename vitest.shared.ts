@@ -1,21 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { workspaceAliases } from './workspace-aliases.mjs';
 
 /**
  * Shared vitest settings: workspace packages resolve to their TypeScript sources, so tests run
  * against the code as written (no build needed) and never against a stale dist.
  */
 export const sharedTestConfig = defineConfig({
-  resolve: {
-    alias: {
-      '@gpuhash/core': src('./packages/core/src/index.ts'),
-      '@gpuhash/kernels': src('./packages/kernels/src/index.ts'),
-      '@gpuhash/testing/vitest': src('./tools/testing/src/vitest.ts'),
-      '@gpuhash/testing': src('./tools/testing/src/index.ts'),
-    },
-  },
+  resolve: { alias: workspaceAliases() },
   test: {
     // Dawn owns one GPU device per worker; two workers keep a 2-core CI machine busy.
     pool: 'forks',

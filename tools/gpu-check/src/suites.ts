@@ -1,0 +1,18 @@
+import type { CheckSuite } from '@gpuhash/testing';
+
+/** Every check suite of the workspace, loaded lazily so one broken suite does not hide the others. */
+export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
+  kernels: async () => {
+    const mods = await Promise.all([
+      import('../../../packages/kernels/test/hash.checks'),
+      import('../../../packages/kernels/test/cooperative.checks'),
+      import('../../../packages/kernels/test/atomics.checks'),
+      import('../../../packages/kernels/test/scan.checks'),
+    ]);
+    return mods.flatMap((m) => Object.values(m).filter(isSuite));
+  },
+};
+
+function isSuite(value: unknown): value is CheckSuite {
+  return typeof value === 'object' && value !== null && 'suite' in value && 'checks' in value;
+}

@@ -1,0 +1,1 @@
+export declare function workspaceAliases(): Record<string, string>;
