@@ -7,6 +7,7 @@ const entries = {
   '@gpuhash/testing': 'tools/testing/src/index.ts',
   '@gpuhash/core': 'packages/core/src/index.ts',
   '@gpuhash/kernels': 'packages/kernels/src/index.ts',
+  '@gpuhash/linear-probe': 'packages/linear-probe/src/index.ts',
 };
 
 /** @returns {Record<string, string>} package name -> absolute path of its source entry */

@@ -1,0 +1,14 @@
+export { LinearProbeTable } from './table';
+export { Op } from './ops';
+export type { OpCode } from './ops';
+export { BUSY_KEY, EMPTY_KEY, RESERVED_KEYS, TOMBSTONE_KEY, isReservedKey } from './sentinels';
+export type {
+  ApplyBatch,
+  ApplyResult,
+  DeviceFindResult,
+  FindResult,
+  InsertResult,
+  LinearProbeOptions,
+  TableStats,
+  U32Input,
+} from './types';

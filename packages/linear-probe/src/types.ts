@@ -1,0 +1,76 @@
+import type { DeviceArray } from '@gpuhash/core';
+
+export interface LinearProbeOptions {
+  /** Initial number of slots; rounded up to a power of two (at least 64). */
+  capacity: number;
+  /**
+   * Load factor (live keys / slots) above which an insert first grows the table (to the next
+   * power of two that brings the load back under it). Default 0.8. Linear probing slows sharply
+   * past 0.9: probe sequences grow as 1/(1-load)^2.
+   */
+  maxLoadFactor?: number;
+  /** Grow automatically (default true). With false, keys that do not fit are reported, never dropped. */
+  growth?: boolean;
+  /**
+   * Longest probe sequence any operation walks (default 4096, at most the capacity). An insert
+   * that finds no room within it fails (reported, or the table grows); every key therefore lies
+   * within this many slots of its home, which bounds lookups too.
+   */
+  maxProbes?: number;
+}
+
+/** Keys or values: a host array, or a device-resident array (no host round trip). */
+export type U32Input = Uint32Array | DeviceArray<'u32'>;
+
+export interface InsertResult {
+  /** Keys that were not in the table before this batch (duplicates in the batch count once). */
+  inserted: number;
+  /**
+   * Batch indices of the pairs that could not be placed within the probe bound (only without
+   * growth, or in mixed batches): nothing is dropped silently.
+   */
+  failed: Uint32Array;
+}
+
+export interface FindResult {
+  /** The value of each found key; 0 where `found` is 0. */
+  values: Uint32Array;
+  /** 1 where the key was found, else 0. */
+  found: Uint8Array;
+}
+
+export interface DeviceFindResult {
+  values: DeviceArray<'u32'>;
+  found: DeviceArray<'u32'>;
+}
+
+export interface ApplyBatch {
+  /** One op per entry: 0 insert, 1 insertOrAssign, 2 find, 3 erase (see `Op`). */
+  ops: Uint8Array | Uint32Array;
+  keys: Uint32Array;
+  /** Values for the insert ops (ignored for finds and erases); same length as keys. */
+  values?: Uint32Array;
+}
+
+export interface ApplyResult {
+  /** For finds: the value found (0 if none); 0 for the other ops. */
+  values: Uint32Array;
+  /** 1 when the op took effect: insert = new key added, find = found, erase = key erased. */
+  status: Uint8Array;
+  /** Indices of inserts that could not be placed within the probe bound. */
+  failed: Uint32Array;
+}
+
+export interface TableStats {
+  capacity: number;
+  size: number;
+  tombstones: number;
+  loadFactor: number;
+  /** Slots a successful lookup reads, on average over the live keys (1 = every key in its home slot). */
+  averageProbeLength: number;
+  /** Slots the longest successful lookup reads. */
+  maxProbeLength: number;
+  maxProbes: number;
+  /** Rehashes so far (growth, rehash(), shrink). */
+  rehashes: number;
+}

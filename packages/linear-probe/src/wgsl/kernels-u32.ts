@@ -1,0 +1,306 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { commonU32Module, findU32Module, slotsU32Module } from './slots-u32';
+
+/** Invocations per workgroup of every linear-probe kernel. */
+export const WORKGROUP_SIZE = 256;
+
+/** Operation codes of mixed batches (`apply`). */
+export const OP_INSERT = 0;
+export const OP_INSERT_OR_ASSIGN = 1;
+export const OP_FIND = 2;
+export const OP_ERASE = 3;
+
+const entry = /* wgsl */ `@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>)`;
+const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
+
+// Per-invocation tallies go to workgroup memory once, then one global atomic per workgroup:
+// a global atomic per key on one counter word would serialise the whole batch.
+const tallies = /* wgsl */ `
+var<workgroup> wg_added: atomic<u32>;
+var<workgroup> wg_untombed: atomic<u32>;
+var<workgroup> wg_erased: atomic<u32>;
+fn flush_tallies(lid: u32, added: u32, untombed: u32, erased: u32) {
+  if (added != 0u) { atomicAdd(&wg_added, added); }
+  if (untombed != 0u) { atomicAdd(&wg_untombed, untombed); }
+  if (erased != 0u) { atomicAdd(&wg_erased, erased); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let a = atomicLoad(&wg_added);
+    let u = atomicLoad(&wg_untombed);
+    let e = atomicLoad(&wg_erased);
+    // counters[0] = live keys, counters[1] = tombstones (both wrap-safe u32 arithmetic)
+    if (a != 0u || e != 0u) { atomicAdd(&counters[0], a - e); }
+    if (u != 0u || e != 0u) { atomicAdd(&counters[1], e - u); }
+  }
+}
+// failed[0] counts every failure exactly; indices are kept while the list has room.
+fn report_failure(index: u32) {
+  let at = atomicAdd(&failed[0], 1u);
+  if (1u + at < arrayLength(&failed)) { atomicStore(&failed[1u + at], index); }
+}
+`;
+
+const cache = new Map<string, Kernel>();
+
+function kernel(name: string, key: string, build: () => string): Kernel {
+  const cacheKey = `${name}|${key}`;
+  let k = cache.get(cacheKey);
+  if (!k) {
+    k = { name: `linear-probe.${name}`, cacheKey: key, source: build(), workgroupSize: WORKGROUP_SIZE };
+    cache.set(cacheKey, k);
+  }
+  return k;
+}
+
+export interface InsertFlavour {
+  assign: boolean;
+  /** Reuse tombstones (two-pass insert); only when the table has some. */
+  reuseTombs: boolean;
+}
+
+/** Bindings: params, slots (atomic), keys, values, counters, failed. */
+export function insertKernel(f: InsertFlavour): Kernel {
+  return kernel('insert', `assign=${f.assign},tombs=${f.reuseTombs}`, () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> keys: array<u32>;
+@group(0) @binding(3) var<storage, read> values: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
+${tallies}
+${entry} {
+  var added = 0u;
+  var untombed = 0u;
+  ${gridLoop} {
+    let key = keys[i];
+    if (key >= BUSY) { report_failure(i | 0x80000000u); continue; }
+    let r = lp_insert(key, values[i], ASSIGN);
+    if (r == INSERTED) { added += 1u; }
+    else if (r == INSERTED_IN_TOMB) { added += 1u; untombed += 1u; }
+    else if (r == FAILED) { report_failure(i); }
+  }
+  flush_tallies(lid, added, untombed, 0u);
+}`,
+      { modules: [gridModule, slotsU32Module], constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false } },
+    ),
+  );
+}
+
+/** Bindings: params, slots_ro (the table, read-only), keys, out_values, out_found. */
+export function findKernel(): Kernel {
+  return kernel('find', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out_found: array<u32>;
+${entry} {
+  ${gridLoop} {
+    let r = lp_find(keys[i]);
+    out_values[i] = r.x;
+    out_found[i] = r.y;
+  }
+}`,
+      { modules: [gridModule, findU32Module] },
+    ),
+  );
+}
+
+/** Bindings: params, slots (atomic), keys, counters, failed (unused but keeps tallies uniform). */
+export function eraseKernel(): Kernel {
+  return kernel('erase', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> failed: array<atomic<u32>>;
+${tallies}
+${entry} {
+  var erased = 0u;
+  ${gridLoop} {
+    let key = keys[i];
+    if (key >= BUSY) { report_failure(i | 0x80000000u); continue; }
+    if (lp_erase(key)) { erased += 1u; }
+  }
+  flush_tallies(lid, 0u, 0u, erased);
+}`,
+      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+    ),
+  );
+}
+
+/**
+ * Mixed batch: each invocation runs its own op (insert, insertOrAssign, find, erase) against the
+ * table concurrently with the others. Inserts publish through BUSY and claim only EMPTY slots, so
+ * no erase in the same batch can make two inserts of one key pick different slots.
+ * Bindings: params, slots (atomic), ops, keys, values, out (value, status), counters, failed.
+ */
+export function applyKernel(): Kernel {
+  return kernel('apply', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> ops: array<u32>;
+@group(0) @binding(3) var<storage, read> keys: array<u32>;
+@group(0) @binding(4) var<storage, read> values: array<u32>;
+@group(0) @binding(5) var<storage, read_write> out: array<vec2<u32>>;
+@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> failed: array<atomic<u32>>;
+${tallies}
+${entry} {
+  var added = 0u;
+  var erased = 0u;
+  ${gridLoop} {
+    let key = keys[i];
+    let op = ops[i];
+    if (key >= BUSY || op > ${OP_ERASE}u) { report_failure(i | 0x80000000u); out[i] = vec2<u32>(0u, 0u); continue; }
+    if (op == ${OP_FIND}u) {
+      out[i] = lp_find_atomic(key);
+    } else if (op == ${OP_ERASE}u) {
+      let ok = lp_erase(key);
+      if (ok) { erased += 1u; }
+      out[i] = vec2<u32>(0u, select(0u, 1u, ok));
+    } else {
+      let r = lp_insert(key, values[i], op == ${OP_INSERT_OR_ASSIGN}u);
+      if (r == INSERTED) { added += 1u; }
+      if (r == FAILED) { report_failure(i); }
+      out[i] = vec2<u32>(0u, select(0u, 1u, r == INSERTED));
+    }
+  }
+  flush_tallies(lid, added, 0u, erased);
+}`,
+      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true } },
+    ),
+  );
+}
+
+/**
+ * Moves every live pair of an old table into this one (tombstones dropped). params.n is the old
+ * capacity. Bindings: params, slots (new, atomic), old_slots, counters, failed (old slot indices).
+ */
+export function rehashKernel(): Kernel {
+  return kernel('rehash', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> old_slots: array<vec2<u32>>;
+@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> failed: array<atomic<u32>>;
+${tallies}
+${entry} {
+  var added = 0u;
+  ${gridLoop} {
+    let s = old_slots[i];
+    if (s.x >= BUSY) { continue; }
+    let r = lp_insert(s.x, s.y, false);
+    if (r == INSERTED) { added += 1u; }
+    else if (r == FAILED) { report_failure(i); }
+  }
+  flush_tallies(lid, added, 0u, 0u);
+}`,
+      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+    ),
+  );
+}
+
+/**
+ * Occupancy and probe lengths: out = [live, tombstones, displacement sum lo, hi, max displacement].
+ * Bindings: params (n = capacity), slots_ro, out.
+ */
+export function statsKernel(): Kernel {
+  return kernel('stats', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<atomic<u32>>;
+var<workgroup> wg_live: atomic<u32>;
+var<workgroup> wg_tombs: atomic<u32>;
+var<workgroup> wg_sum: atomic<u32>;
+var<workgroup> wg_max: atomic<u32>;
+${entry} {
+  var live = 0u;
+  var tombs = 0u;
+  var sum = 0u;
+  var longest = 0u;
+  ${gridLoop} {
+    let k = slots_ro[i].x;
+    if (k == TOMBSTONE) { tombs += 1u; }
+    if (k < BUSY) {
+      live += 1u;
+      let d = (i - lp_home(k)) & params.mask;
+      sum += d;
+      longest = max(longest, d);
+    }
+  }
+  atomicAdd(&wg_live, live);
+  atomicAdd(&wg_tombs, tombs);
+  atomicAdd(&wg_sum, sum);
+  atomicMax(&wg_max, longest);
+  workgroupBarrier();
+  if (lid == 0u) {
+    atomicAdd(&out[0], atomicLoad(&wg_live));
+    atomicAdd(&out[1], atomicLoad(&wg_tombs));
+    let s = atomicLoad(&wg_sum);
+    let before = atomicAdd(&out[2], s);
+    if (before + s < before) { atomicAdd(&out[3], 1u); }
+    atomicMax(&out[4], atomicLoad(&wg_max));
+  }
+}`,
+      { modules: [gridModule, commonU32Module] },
+    ),
+  );
+}
+
+/**
+ * Copies every live pair out, densely, in slot order within each workgroup's block. Blocks are
+ * walked uniformly per workgroup so the barriers stay in uniform control flow.
+ * Bindings: params (n = capacity), slots_ro, out_keys, out_values, cursor.
+ */
+export function retrieveKernel(): Kernel {
+  return kernel('retrieve', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> out_keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
+@group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
+var<workgroup> wg_count: atomic<u32>;
+var<workgroup> wg_base: u32;
+${entry} {
+  let blocks = (params.n + ${WORKGROUP_SIZE}u - 1u) / ${WORKGROUP_SIZE}u;
+  for (var b = grid_workgroup(wid, nwg); b < blocks; b += nwg.x * nwg.y) {
+    let i = b * ${WORKGROUP_SIZE}u + lid;
+    var s = vec2<u32>(EMPTY, 0u);
+    if (i < params.n) { s = slots_ro[i]; }
+    let live = s.x < BUSY;
+    var at = 0u;
+    if (live) { at = atomicAdd(&wg_count, 1u); }
+    workgroupBarrier();
+    if (lid == 0u) {
+      wg_base = atomicAdd(&cursor[0], atomicLoad(&wg_count));
+      atomicStore(&wg_count, 0u);
+    }
+    workgroupBarrier();
+    if (live) {
+      out_keys[wg_base + at] = s.x;
+      out_values[wg_base + at] = s.y;
+    }
+    workgroupBarrier();
+  }
+}`,
+      { modules: [gridModule, commonU32Module] },
+    ),
+  );
+}

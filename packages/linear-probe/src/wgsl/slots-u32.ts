@@ -1,0 +1,152 @@
+import { fmix32Module, wgslModule } from '@gpuhash/kernels';
+
+/** Declarations every linear-probe kernel shares: parameters, key sentinels, result codes, home slot. */
+export const commonU32Module = wgslModule(
+  'linear-probe.common-u32',
+  /* wgsl */ `
+const EMPTY: u32 = 0xffffffffu;
+const TOMBSTONE: u32 = 0xfffffffeu;
+const BUSY: u32 = 0xfffffffdu;
+const NONE: u32 = 0xffffffffu;
+
+const INSERTED: u32 = 0u;
+const EXISTED: u32 = 1u;
+const FAILED: u32 = 2u;
+const INSERTED_IN_TOMB: u32 = 3u;
+
+// n: batch size; mask: capacity - 1; max_probes: the probe bound; aux: per-kernel (old mask in rehash).
+struct Params { n: u32, mask: u32, max_probes: u32, aux: u32 }
+
+fn lp_home(key: u32) -> u32 { return hash_fmix32(key) & params.mask; }
+`,
+  [fmix32Module],
+);
+
+/**
+ * The slot protocol for u32 keys. A slot is two words, key then value, in one storage buffer:
+ * kernels that write bind it as `slots: array<atomic<u32>>`, pure lookups bind the same buffer as
+ * `slots_ro: array<vec2<u32>>` and read a slot with one plain 8-byte load.
+ *
+ * Key word states: EMPTY -> key (claimed by CAS), key -> TOMBSTONE (erase), TOMBSTONE -> key
+ * (reuse, in pure insert batches only). Inside mixed batches a claim goes EMPTY -> BUSY -> key:
+ * the value is stored before the key is published, so a concurrent find that sees the key also
+ * sees its value, and an insert of the same key waits at a BUSY slot instead of claiming another.
+ * Keys never move, so a probe sequence only ever grows until a rehash.
+ *
+ * Needs, from the including kernel: `params` (Params), `slots` (array<atomic<u32>>) and the
+ * constants REUSE_TOMBS and PUBLISH_BUSY (bool).
+ */
+export const slotsU32Module = wgslModule(
+  'linear-probe.slots-u32',
+  /* wgsl */ `
+fn lp_is_reserved(key: u32) -> bool { return key >= BUSY; }
+
+// Stores the value of a freshly claimed slot, then (in mixed batches) publishes its key.
+fn lp_publish(slot: u32, key: u32, value: u32) {
+  atomicStore(&slots[2u * slot + 1u], value);
+  if (PUBLISH_BUSY) { atomicStore(&slots[2u * slot], key); }
+}
+
+// Claims slot by CAS from 'expected' (EMPTY or TOMBSTONE); true when this invocation owns it.
+fn lp_claim(slot: u32, expected: u32, key: u32, value: u32) -> bool {
+  let claim = select(key, BUSY, PUBLISH_BUSY);
+  let r = atomicCompareExchangeWeak(&slots[2u * slot], expected, claim);
+  if (r.exchanged) { lp_publish(slot, key, value); }
+  return r.exchanged;
+}
+
+// Inserts one pair; with assign, an existing key gets the new value (else the first value stays). Bounded: at most max_probes slots from home,
+// and a bounded number of retries, so a full table reports FAILED instead of hanging.
+fn lp_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let home = lp_home(key);
+  var slot = home;
+  var probes = 0u;
+  var first_tomb = NONE;
+  var budget = params.max_probes * 4u + 64u;
+  loop {
+    if (budget == 0u) { return FAILED; }
+    budget -= 1u;
+    if (probes >= params.max_probes) {
+      // The key is not within reach of its home; a tombstone seen on the way may take it.
+      if (REUSE_TOMBS && first_tomb != NONE) {
+        if (lp_claim(first_tomb, TOMBSTONE, key, value)) { return INSERTED_IN_TOMB; }
+        slot = home; probes = 0u; first_tomb = NONE;
+        continue;
+      }
+      return FAILED;
+    }
+    let k = atomicLoad(&slots[2u * slot]);
+    if (k == key) {
+      if (assign) { atomicStore(&slots[2u * slot + 1u], value); }
+      return EXISTED;
+    }
+    if (k == EMPTY) {
+      // The key is not in the table: take the first tombstone on the way, else this slot.
+      if (REUSE_TOMBS && first_tomb != NONE) {
+        if (lp_claim(first_tomb, TOMBSTONE, key, value)) { return INSERTED_IN_TOMB; }
+        slot = home; probes = 0u; first_tomb = NONE;
+        continue;
+      }
+      if (lp_claim(slot, EMPTY, key, value)) { return INSERTED; }
+      continue; // lost the race (or a spurious failure): look at this slot again
+    }
+    if (k == BUSY) { continue; } // an insert is publishing here; it may be this key
+    if (REUSE_TOMBS && k == TOMBSTONE && first_tomb == NONE) { first_tomb = slot; }
+    slot = (slot + 1u) & params.mask;
+    probes += 1u;
+  }
+}
+
+// Erases one key: its slot becomes a tombstone. True when this invocation erased it.
+fn lp_erase(key: u32) -> bool {
+  var slot = lp_home(key);
+  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
+    let k = atomicLoad(&slots[2u * slot]);
+    if (k == key) {
+      let r = atomicCompareExchangeWeak(&slots[2u * slot], key, TOMBSTONE);
+      if (r.exchanged) { return true; }
+      if (r.old_value == key) { probes -= 1u; continue; } // spurious failure: try again
+      return false; // erased by another invocation meanwhile
+    }
+    if (k == EMPTY) { return false; }
+    slot = (slot + 1u) & params.mask;
+  }
+  return false;
+}
+
+// Lookup through the atomic view (mixed batches). x = value, y = 1 when found.
+fn lp_find_atomic(key: u32) -> vec2<u32> {
+  var slot = lp_home(key);
+  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
+    let k = atomicLoad(&slots[2u * slot]);
+    if (k == key) { return vec2<u32>(atomicLoad(&slots[2u * slot + 1u]), 1u); }
+    if (k == EMPTY) { break; }
+    slot = (slot + 1u) & params.mask;
+  }
+  return vec2<u32>(0u, 0u);
+}
+`,
+  [commonU32Module],
+);
+
+/**
+ * Lookup through the read-only view: one plain 8-byte load per probed slot, which the cache
+ * serves (atomic loads bypass L1 and cost 2.5x at high load; DESIGN.md fact 8). Only valid in
+ * dispatches that do not write the table. Needs `params` and `slots_ro: array<vec2<u32>>`.
+ */
+export const findU32Module = wgslModule(
+  'linear-probe.find-u32',
+  /* wgsl */ `
+fn lp_find(key: u32) -> vec2<u32> {
+  var slot = lp_home(key);
+  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
+    let s = slots_ro[slot];
+    if (s.x == key) { return vec2<u32>(s.y, 1u); }
+    if (s.x == EMPTY) { break; }
+    slot = (slot + 1u) & params.mask;
+  }
+  return vec2<u32>(0u, 0u);
+}
+`,
+  [commonU32Module],
+);

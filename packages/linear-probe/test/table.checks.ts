@@ -1,0 +1,323 @@
+import { DestroyedError, InvalidArgumentError } from '@gpuhash/core';
+import { fmix32 } from '@gpuhash/kernels';
+import { type CheckContext, type Rng, defineChecks, expectSameArrays } from '@gpuhash/testing';
+import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
+import { TableModel, expectMatchesModel } from './model';
+
+function expect(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
+/** A universe of distinct non-reserved keys; batches draw from it so hits, misses and re-inserts mix. */
+function universe(rng: Rng, n: number): Uint32Array {
+  return rng.distinctU32(n, RESERVED_KEYS);
+}
+
+function pick(rng: Rng, from: Uint32Array, n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = from[rng.below(from.length)] as number;
+  return out;
+}
+
+async function expectTableMatches(table: LinearProbeTable, model: TableModel, probe: Uint32Array, what: string): Promise<void> {
+  const { values, found } = await table.find(probe);
+  try {
+    expectMatchesModel(probe, found, values, model);
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message}`);
+  }
+  expect(table.size === model.size, `${what}: size ${table.size}, model ${model.size}`);
+}
+
+async function expectExport(table: LinearProbeTable, model: TableModel, what: string): Promise<void> {
+  const all = await table.retrieveAll();
+  expect(all.keys.length === model.size, `${what}: retrieveAll gave ${all.keys.length} pairs, model has ${model.size}`);
+  const seen = new Set<number>();
+  for (let i = 0; i < all.keys.length; i++) {
+    const k = all.keys[i] as number;
+    expect(!seen.has(k), `${what}: key 0x${k.toString(16)} appears twice in the table`);
+    seen.add(k);
+    expect(model.map.get(k) === all.values[i], `${what}: exported 0x${k.toString(16)} -> ${all.values[i]}, model says ${model.map.get(k)}`);
+  }
+}
+
+async function randomSequence({ gpu, rng, scale }: CheckContext, growth: boolean): Promise<void> {
+  const keys = universe(rng, 3000 * scale);
+  const table = await LinearProbeTable.create(gpu, { capacity: growth ? 64 : 16_384 * scale, maxLoadFactor: 0.85 });
+  const model = new TableModel();
+  for (let step = 0; step < 24; step++) {
+    const n = 1 + rng.below(800 * scale);
+    const kind = rng.below(4);
+    const batch = pick(rng, keys, n);
+    if (kind <= 1) {
+      const values = rng.u32Array(n);
+      const assign = kind === 1;
+      const r = assign ? await table.insertOrAssign(batch, values) : await table.insert(batch, values);
+      const before = model.size;
+      const allowed = model.insert(batch, values, assign);
+      expect(r.failed.length === 0, `step ${step}: ${r.failed.length} keys failed with growth on`);
+      expect(r.inserted === model.size - before, `step ${step}: inserted ${r.inserted}, model added ${model.size - before}`);
+      const { values: got, found } = await table.find(batch);
+      expectMatchesModel(batch, found, got, model, allowed);
+    } else if (kind === 2) {
+      const erased = await table.erase(batch);
+      const want = model.erase(batch);
+      expect(erased === want, `step ${step}: erase removed ${erased}, model removed ${want}`);
+    } else {
+      await expectTableMatches(table, model, batch, `step ${step} find`);
+    }
+  }
+  await expectTableMatches(table, model, keys, 'final');
+  await expectExport(table, model, 'final export');
+  const stats = await table.stats();
+  expect(stats.size === model.size, `stats.size ${stats.size}, model ${model.size}`);
+  expect(stats.tombstones === table.tombstones, `stats.tombstones ${stats.tombstones}, counter ${table.tombstones}`);
+  expect(stats.maxProbeLength <= table.maxProbes, `max probe ${stats.maxProbeLength} exceeds the bound ${table.maxProbes}`);
+  if (growth) expect(stats.rehashes > 0 && table.capacity > 64, 'growth never happened');
+  table.destroy();
+}
+
+/** Keys whose home slot is `target` in a table of `capacity` slots, from `start` upwards. */
+function collidingKeys(capacity: number, count: number, target: number, start = 1): number[] {
+  const out: number[] = [];
+  for (let k = start; out.length < count; k++) if ((fmix32(k) & (capacity - 1)) === target) out.push(k);
+  return out;
+}
+
+export const linearProbeChecks = defineChecks('linear-probe/table', [
+  {
+    name: 'random insert/insertOrAssign/erase/find sequences match a CPU model (with growth)',
+    run: (ctx) => randomSequence(ctx, true),
+  },
+  {
+    name: 'random sequences match a CPU model in a large table (no growth)',
+    run: (ctx) => randomSequence(ctx, false),
+  },
+  {
+    name: 'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',
+    async run({ gpu, rng, scale }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 1024 * scale });
+      const model = new TableModel();
+      const keys = universe(rng, 50 * scale);
+      for (const assign of [false, false, true]) {
+        const batch = pick(rng, keys, 400 * scale);
+        const values = rng.u32Array(batch.length);
+        const r = assign ? await table.insertOrAssign(batch, values) : await table.insert(batch, values);
+        const before = model.size;
+        const allowed = model.insert(batch, values, assign);
+        expect(r.inserted === model.size - before, `inserted ${r.inserted}, model ${model.size - before}`);
+        const { values: got, found } = await table.find(batch);
+        expectMatchesModel(batch, found, got, model, allowed);
+      }
+      await expectExport(table, model, 'export');
+      table.destroy();
+    },
+  },
+  {
+    name: 'reserved keys are refused with a RangeError naming the index, and nothing is applied',
+    async run({ gpu, rng }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 256 });
+      for (const reserved of RESERVED_KEYS) {
+        const keys = universe(rng, 20);
+        const at = rng.below(20);
+        keys[at] = reserved;
+        let error: unknown;
+        try {
+          await table.insert(keys, new Uint32Array(20));
+        } catch (e) {
+          error = e;
+        }
+        expect(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
+        expect(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
+        expect(table.size === 0, 'a refused batch changed the table');
+        let findError: unknown;
+        await table.find(keys).catch((e) => (findError = e));
+        expect(findError instanceof RangeError, 'find accepted a reserved key');
+      }
+      // Device-resident input is validated on the GPU: the others are applied, the error names the index.
+      const keys = universe(rng, 30);
+      keys[7] = RESERVED_KEYS[0] as number;
+      const dk = gpu.upload(keys);
+      const dv = gpu.upload(new Uint32Array(30).fill(5));
+      let deviceError: unknown;
+      await table.insert(dk as never, dv as never).catch((e) => (deviceError = e));
+      expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
+      expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
+      dk.destroy();
+      dv.destroy();
+      table.destroy();
+    },
+  },
+  {
+    name: 'a full table without growth reports exactly the keys it could not place, and never hangs',
+    async run({ gpu, rng, scale }) {
+      const capacity = 256 * scale;
+      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: 64 });
+      const keys = universe(rng, capacity + 100);
+      const values = rng.u32Array(keys.length);
+      const r = await table.insert(keys, values);
+      expect(r.inserted + r.failed.length === keys.length, `inserted ${r.inserted} + failed ${r.failed.length} != ${keys.length}`);
+      expect(r.failed.length >= 100, `only ${r.failed.length} failures for ${keys.length} keys in ${capacity} slots`);
+      const failed = new Set(r.failed);
+      const { values: got, found } = await table.find(keys);
+      for (let i = 0; i < keys.length; i++) {
+        const shouldBe = failed.has(i) ? 0 : 1;
+        expect(found[i] === shouldBe, `key index ${i}: found=${found[i]} but failed list says ${failed.has(i) ? 'failed' : 'placed'}`);
+        if (shouldBe) expect(got[i] === values[i], `key index ${i}: wrong value`);
+      }
+      expect(table.size === r.inserted, `size ${table.size}, inserted ${r.inserted}`);
+      table.destroy();
+    },
+  },
+  {
+    name: 'tombstones are reused without ever duplicating a key (erase, then re-insert a colliding key)',
+    async run({ gpu, rng }) {
+      const capacity = 64;
+      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1 });
+      const home = fmix32(1) & (capacity - 1);
+      const [a, b, c] = collidingKeys(capacity, 3, home) as [number, number, number];
+      await table.insert(new Uint32Array([a, b, c]), new Uint32Array([1, 2, 3]));
+      await table.erase(new Uint32Array([a]));
+      // b lives after a's tombstone: inserting it again must find it, not take the tombstone.
+      const r = await table.insert(new Uint32Array([b, c]), new Uint32Array([20, 30]));
+      expect(r.inserted === 0, `re-inserting present keys added ${r.inserted}`);
+      await table.insertOrAssign(new Uint32Array([b]), new Uint32Array([22]));
+      const model = new TableModel();
+      model.map.set(b, 22).set(c, 3);
+      await expectExport(table, model, 'after reuse');
+      // A new colliding key takes the tombstone.
+      const [d] = collidingKeys(capacity, 1, home, c + 1) as [number];
+      await table.insert(new Uint32Array([d]), new Uint32Array([4]));
+      model.map.set(d, 4);
+      expect(table.tombstones === 0, `tombstones ${table.tombstones} after reuse`);
+      await expectExport(table, model, 'after new key');
+      // Churn: many erase/insert rounds over a small key set never duplicate.
+      const keys = universe(rng, 40);
+      for (let round = 0; round < 20; round++) {
+        const ins = pick(rng, keys, 30);
+        const vals = rng.u32Array(30);
+        model.insert(ins, vals, false);
+        await table.insert(ins, vals);
+        const { values: got, found } = await table.find(ins);
+        expectMatchesModel(ins, found, got, model, new Map([...new Set(ins)].map((k) => [k, new Set([model.map.get(k) as number, ...vals])])));
+        const del = pick(rng, keys, 15);
+        model.erase(del);
+        await table.erase(del);
+      }
+      await expectExport(table, model, 'after churn');
+      table.destroy();
+    },
+  },
+  {
+    name: 'growth and rehash keep every key; rehash can shrink; a rehash below the size is refused',
+    async run({ gpu, rng, scale }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 64, maxLoadFactor: 0.7 });
+      const keys = universe(rng, 20_000 * scale);
+      const values = rng.u32Array(keys.length);
+      const r = await table.insert(keys, values);
+      expect(r.inserted === keys.length, `inserted ${r.inserted}`);
+      expect(table.loadFactor <= 0.7, `load ${table.loadFactor} after growth`);
+      const model = new TableModel();
+      model.insert(keys, values, false);
+      await table.erase(keys.subarray(0, keys.length / 2));
+      model.erase(keys.subarray(0, keys.length / 2));
+      await table.rehash(table.size * 2);
+      expect(table.tombstones === 0, 'rehash kept tombstones');
+      await expectTableMatches(table, model, keys, 'after shrink');
+      let error: unknown;
+      await table.rehash(table.size - 1).catch((e) => (error = e));
+      expect(error instanceof RangeError, 'rehash below the size was accepted');
+      table.destroy();
+    },
+  },
+  {
+    name: 'mixed batches (apply) on distinct keys match the model; conflicting ops return only stored values',
+    async run({ gpu, rng, scale }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 4096 * scale });
+      const model = new TableModel();
+      const keys = universe(rng, 4000 * scale);
+      const seed = keys.subarray(0, 1000 * scale);
+      const seedValues = rng.u32Array(seed.length);
+      await table.insert(seed, seedValues);
+      model.insert(seed, seedValues, false);
+      // Each key appears once per batch: the outcome is the sequential one.
+      const n = 2000 * scale;
+      const order = universe(rng, n).map((_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = rng.below(i + 1);
+        [order[i], order[j]] = [order[j] as number, order[i] as number];
+      }
+      const batchKeys = Uint32Array.from(order, (i) => keys[i] as number);
+      const ops = Uint8Array.from(batchKeys, () => rng.below(4));
+      const values = rng.u32Array(n);
+      const result = await table.apply({ ops, keys: batchKeys, values });
+      for (let i = 0; i < n; i++) {
+        const k = batchKeys[i] as number;
+        const had = model.map.has(k);
+        const op = ops[i] as number;
+        if (op === Op.find) {
+          expect(result.status[i] === (had ? 1 : 0), `apply find ${i}: status ${result.status[i]}`);
+          if (had) expect(result.values[i] === model.map.get(k), `apply find ${i}: value ${result.values[i]}`);
+        } else if (op === Op.erase) {
+          expect(result.status[i] === (had ? 1 : 0), `apply erase ${i}: status ${result.status[i]}`);
+          model.map.delete(k);
+        } else {
+          expect(result.status[i] === (had ? 0 : 1), `apply insert ${i}: status ${result.status[i]}`);
+          if (!had || op === Op.insertOrAssign) model.map.set(k, values[i] as number);
+        }
+      }
+      await expectTableMatches(table, model, keys, 'after apply');
+      // Conflicting ops on few keys: a find returns nothing or a value that was stored under its key.
+      const hot = keys.subarray(0, 16);
+      const conflictKeys = pick(rng, hot, 4000 * scale);
+      const conflictOps = Uint8Array.from(conflictKeys, () => rng.below(4));
+      const conflictValues = Uint32Array.from(conflictKeys, (k) => fmix32(k ^ rng.below(4)));
+      const stored = new Map<number, Set<number>>();
+      for (const k of hot) stored.set(k, new Set(model.map.has(k) ? [model.map.get(k) as number] : []));
+      conflictKeys.forEach((k, i) => {
+        if ((conflictOps[i] as number) <= Op.insertOrAssign) stored.get(k)?.add(conflictValues[i] as number);
+      });
+      const c = await table.apply({ ops: conflictOps, keys: conflictKeys, values: conflictValues });
+      for (let i = 0; i < conflictKeys.length; i++) {
+        if (conflictOps[i] !== Op.find || c.status[i] === 0) continue;
+        const k = conflictKeys[i] as number;
+        expect(stored.get(k)?.has(c.values[i] as number) ?? false, `conflicting find of 0x${k.toString(16)} returned ${c.values[i]}, never stored`);
+      }
+      const all = await table.retrieveAll();
+      expect(new Set(all.keys).size === all.keys.length, 'a key appears twice after conflicting inserts');
+      table.destroy();
+    },
+  },
+  {
+    name: 'device-resident batches in and out match host batches',
+    async run({ gpu, rng, scale }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 1024 });
+      const keys = universe(rng, 5000 * scale);
+      const values = rng.u32Array(keys.length);
+      const dk = gpu.upload(keys) as never;
+      const dv = gpu.upload(values) as never;
+      const r = await table.insert(dk, dv);
+      expect(r.inserted === keys.length, `device insert added ${r.inserted}`);
+      const probe = gpu.upload(keys) as never;
+      const out = await table.find(probe);
+      expectSameArrays('device find values', await gpu.download(out.values), values);
+      expectSameArrays('device find flags', await gpu.download(out.found), new Uint32Array(keys.length).fill(1));
+      expect((await table.erase(probe)) === keys.length, 'device erase count');
+      for (const a of [dk, dv, probe, out.values, out.found] as Array<{ destroy(): void }>) a.destroy();
+      table.destroy();
+    },
+  },
+  {
+    name: 'misuse gets typed errors: mismatched lengths, use after destroy',
+    async run({ gpu }) {
+      const table = await LinearProbeTable.create(gpu, { capacity: 64 });
+      let error: unknown;
+      await table.insert(new Uint32Array(3), new Uint32Array(2)).catch((e) => (error = e));
+      expect(error instanceof InvalidArgumentError && /3 entries but values has 2/.test(error.message), `lengths: ${error}`);
+      table.destroy();
+      error = undefined;
+      await table.find(new Uint32Array([1])).catch((e) => (error = e));
+      expect(error instanceof DestroyedError, `after destroy: ${error}`);
+    },
+  },
+]);

@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { linearProbeChecks } from './table.checks';
+
+describeChecks(linearProbeChecks);
