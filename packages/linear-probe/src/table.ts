@@ -295,6 +295,9 @@ export class LinearProbeTable {
     this.assertAlive();
     this.gpu.encodeFill(encoder, this.slots, EMPTY_KEY, 2 * this.capacityValue);
     encoder.clearBuffer(this.counters);
+    // Commands run in order, so every later encode sees an empty table.
+    this.sizeValue = 0;
+    this.tombstoneCount = 0;
   }
 
   /** Inserts n pairs from device buffers; no growth, failures land in the failed list (see `sync`). */
