@@ -8,6 +8,8 @@ import { workspaceAliases } from './workspace-aliases.mjs';
 export const sharedTestConfig = defineConfig({
   resolve: { alias: workspaceAliases() },
   test: {
+    // Dawn's Vulkan loader complains on every device creation when this is unset.
+    env: { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '/tmp' },
     // Dawn owns one GPU device per worker; two workers keep a 2-core CI machine busy.
     pool: 'forks',
     maxWorkers: 2,

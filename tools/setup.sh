@@ -3,8 +3,9 @@
 # builds the workspace and runs the main job (the demo; `--no-run` skips it).
 #   - Node.js >= 20.19 must be present (https://nodejs.org, or your distribution's nodejs package).
 #   - pnpm, pinned to the version in package.json's "packageManager", is installed with npm.
-#   - Debian/Ubuntu: the Vulkan loader, and where no GPU driver is installed, Chromium's SwiftShader
-#     Vulkan driver (WebGPU on the CPU), come from apt.
+#   - Debian/Ubuntu: the Vulkan loader and Chromium come from apt. Chromium brings the SwiftShader
+#     Vulkan driver (WebGPU on the CPU, used when there is no GPU) and is the browser the docs
+#     site's tests drive.
 #   - Other systems: install your GPU vendor's Vulkan (Linux), Metal (macOS) or D3D12 (Windows)
 #     driver; nothing else is needed.
 set -euo pipefail
@@ -29,18 +30,13 @@ if [ "$(uname -s)" = "Linux" ] && command -v apt-get >/dev/null 2>&1; then
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   missing=""
   dpkg -s libvulkan1 >/dev/null 2>&1 || missing="libvulkan1"
-  has_gpu_icd=0
-  for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
-    ls "$d"/*nvidia* "$d"/*radeon* "$d"/*intel* >/dev/null 2>&1 && has_gpu_icd=1
-  done
-  if [ "$has_gpu_icd" = 0 ] && [ ! -f /usr/lib/chromium/vk_swiftshader_icd.json ]; then
-    # Chromium ships the SwiftShader Vulkan driver that runs WebGPU on the CPU.
+  if [ ! -x /usr/bin/chromium ] || [ ! -f /usr/lib/chromium/vk_swiftshader_icd.json ]; then
     missing="$missing chromium"
   fi
   if [ -n "$missing" ]; then
     say "installing with apt:$missing"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
   fi
 elif [ "$(uname -s)" = "Linux" ]; then
   echo "setup: not a Debian/Ubuntu system: install the Vulkan loader (libvulkan) and your GPU's Vulkan driver yourself." >&2

@@ -224,8 +224,12 @@ export class Gpu {
     return new DeviceArray(this.createBuffer(length * ELEMENT_BYTES, label), length, type, true);
   }
 
-  /** Copies a host array to a new device array. */
-  upload<A extends Uint32Array | Int32Array | Float32Array>(data: A, label = 'gpuhash.upload'): DeviceArray<ElementType> {
+  /** Copies a host array to a new device array of the matching element type. */
+  upload(data: Uint32Array, label?: string): DeviceArray<'u32'>;
+  upload(data: Int32Array, label?: string): DeviceArray<'i32'>;
+  upload(data: Float32Array, label?: string): DeviceArray<'f32'>;
+  upload(data: Uint32Array | Int32Array | Float32Array, label?: string): DeviceArray<ElementType>;
+  upload(data: Uint32Array | Int32Array | Float32Array, label = 'gpuhash.upload'): DeviceArray<ElementType> {
     const array = this.createArray(elementTypeOf(data), data.length, label);
     this.write(array.buffer, data);
     return array;

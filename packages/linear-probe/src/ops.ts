@@ -1,4 +1,4 @@
-import { OP_ERASE, OP_FIND, OP_INSERT, OP_INSERT_OR_ASSIGN } from './wgsl/kernels-u32';
+import { OP_ERASE, OP_FIND, OP_INSERT, OP_INSERT_OR_ASSIGN } from './wgsl/kernels';
 
 /** Operation codes for `apply` batches. */
 export const Op = {

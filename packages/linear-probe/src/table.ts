@@ -1,18 +1,23 @@
 import { BufferUsage, DestroyedError, DeviceArray, type Gpu, InvalidArgumentError, type Kernel } from '@gpuhash/core';
-import { EMPTY_KEY, RESERVED_FLAG, assertNoReservedKeys } from './sentinels';
+import { RESERVED_FLAG, assertNoReservedKeys } from './sentinels';
 import type {
   ApplyBatch,
   ApplyResult,
   DeviceFindResult,
   FindResult,
+  HostKeys,
   InsertResult,
+  KeyType,
+  KeysInput,
   LinearProbeOptions,
   TableStats,
   U32Input,
 } from './types';
-import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, statsKernel } from './wgsl/kernels-u32';
+import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, statsKernel } from './wgsl/kernels';
+import type { KeyLayout } from './wgsl/layout';
+import { u32Layout } from './wgsl/layout-u32';
+import { u64Layout } from './wgsl/layout-u64';
 
-const SLOT_BYTES = 8;
 const MIN_CAPACITY = 64;
 
 function nextPow2(n: number): number {
@@ -30,12 +35,12 @@ interface Batch {
 }
 
 /**
- * Open addressing with linear probing (seed 001, "A simple GPU hash table"), u32 keys and values.
- * Power-of-two capacity, murmur3's finaliser as hash, a CAS on the key word to claim a slot.
+ * Open addressing with linear probing (seed 001, "A simple GPU hash table"): u32 or u64 keys,
+ * u32 values, power-of-two capacity, murmur3's finaliser as hash, a CAS to claim a slot.
  * Operations on one table run in call order on the device queue; each resolves when its results
  * (or the table's new size) are back on the host.
  */
-export class LinearProbeTable {
+export class LinearProbeTable<K extends KeyType = 'u32'> {
   private slots: GPUBuffer;
   private readonly counters: GPUBuffer;
   private failedList: GPUBuffer;
@@ -47,13 +52,17 @@ export class LinearProbeTable {
   private destroyed = false;
   readonly maxLoadFactor: number;
   readonly growth: boolean;
+  readonly keyType: K;
+  private readonly layout: KeyLayout;
   private readonly maxProbesOption: number;
 
   private constructor(
     readonly gpu: Gpu,
     capacity: number,
-    options: LinearProbeOptions,
+    options: LinearProbeOptions<K>,
   ) {
+    this.keyType = (options.keyType ?? 'u32') as K;
+    this.layout = this.keyType === 'u64' ? u64Layout : u32Layout;
     this.maxLoadFactor = options.maxLoadFactor ?? 0.8;
     this.growth = options.growth ?? true;
     this.maxProbesOption = options.maxProbes ?? 4096;
@@ -64,15 +73,18 @@ export class LinearProbeTable {
   }
 
   /** Creates an empty table of at least `options.capacity` slots. */
-  static async create(gpu: Gpu, options: LinearProbeOptions): Promise<LinearProbeTable> {
+  static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const { capacity } = options;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LinearProbeTable.create: capacity must be a positive integer, got ${capacity}`);
     const load = options.maxLoadFactor ?? 0.8;
     if (!(load > 0 && load <= 1)) throw new RangeError(`LinearProbeTable.create: maxLoadFactor must be in (0, 1], got ${load}`);
     const probes = options.maxProbes ?? 4096;
     if (!Number.isInteger(probes) || probes < 1) throw new RangeError(`LinearProbeTable.create: maxProbes must be a positive integer, got ${probes}`);
+    if (options.keyType !== undefined && options.keyType !== 'u32' && options.keyType !== 'u64') {
+      throw new RangeError(`LinearProbeTable.create: keyType must be 'u32' or 'u64', got ${String(options.keyType)}`);
+    }
     return gpu.run('LinearProbeTable.create', async () => {
-      const table = new LinearProbeTable(gpu, nextPow2(capacity), options);
+      const table = new LinearProbeTable<K>(gpu, nextPow2(capacity), options);
       const encoder = gpu.device.createCommandEncoder();
       table.encodeClear(encoder);
       gpu.submit([encoder.finish()]);
@@ -102,7 +114,7 @@ export class LinearProbeTable {
     return Math.min(this.maxProbesOption, this.capacityValue);
   }
 
-  /** The slots buffer: 2 words per slot (key, value); for device-side code that reads the table. */
+  /** The slots buffer (u32 keys: key, value; u64 keys: tag, lo, hi, value), for device-side code. */
   get slotsBuffer(): GPUBuffer {
     this.assertAlive();
     return this.slots;
@@ -111,19 +123,19 @@ export class LinearProbeTable {
   // ---- host API ------------------------------------------------------------------------------
 
   /** Inserts pairs; a key already present keeps its value. Duplicates in a batch: one of their values is stored. */
-  insert(keys: U32Input, values: U32Input): Promise<InsertResult> {
+  insert(keys: KeysInput<K>, values: U32Input): Promise<InsertResult> {
     return this.runInsert('insert', keys, values, false);
   }
 
   /** Inserts pairs, overwriting the value of keys already present. Duplicates in a batch: one of their values is stored. */
-  insertOrAssign(keys: U32Input, values: U32Input): Promise<InsertResult> {
+  insertOrAssign(keys: KeysInput<K>, values: U32Input): Promise<InsertResult> {
     return this.runInsert('insertOrAssign', keys, values, true);
   }
 
   /** Looks keys up. Host keys give host results; device keys give device-resident results. */
-  find(keys: Uint32Array): Promise<FindResult>;
+  find(keys: HostKeys<K>): Promise<FindResult>;
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
-  find(keys: U32Input): Promise<FindResult | DeviceFindResult> {
+  find(keys: KeysInput<K>): Promise<FindResult | DeviceFindResult> {
     return this.gpu.run('LinearProbeTable.find', async () => {
       this.assertAlive();
       const batch = this.prepare('find', keys);
@@ -143,19 +155,19 @@ export class LinearProbeTable {
   }
 
   /** 1 for each key present, else 0. */
-  async contains(keys: Uint32Array): Promise<Uint8Array> {
+  async contains(keys: HostKeys<K>): Promise<Uint8Array> {
     return (await this.find(keys)).found;
   }
 
   /** Erases keys (their slots become tombstones, reused by later inserts). Returns how many were present. */
-  erase(keys: U32Input): Promise<number> {
+  erase(keys: KeysInput<K>): Promise<number> {
     return this.gpu.run('LinearProbeTable.erase', async () => {
       this.assertAlive();
       const batch = this.prepare('erase', keys);
       const before = this.sizeValue;
       const encoder = this.gpu.device.createCommandEncoder();
       this.resetFailedList(encoder, batch.n);
-      this.dispatch(encoder, eraseKernel(), batch.n, [this.slots, batch.keys, this.counters, this.failedList]);
+      this.dispatch(encoder, eraseKernel(this.layout), batch.n, [this.slots, batch.keys, this.counters, this.failedList]);
       this.gpu.submit([encoder.finish()]);
       this.release(batch);
       const failed = await this.refresh();
@@ -169,13 +181,13 @@ export class LinearProbeTable {
    * key that an insert in the same batch adds may or may not see it (and sees its value if it
    * does); a find never sees a value that was not stored under its key.
    */
-  apply(batch: ApplyBatch): Promise<ApplyResult> {
+  apply(batch: ApplyBatch<K>): Promise<ApplyResult> {
     return this.gpu.run('LinearProbeTable.apply', async () => {
       this.assertAlive();
-      const n = batch.keys.length;
+      const keyWords = this.hostKeyWords(batch.keys, 'apply');
+      const n = keyWords.length / this.layout.wordsPerKey;
       if (batch.ops.length !== n) throw new InvalidArgumentError(`apply: ops has ${batch.ops.length} entries but keys has ${n}`);
       if (batch.values && batch.values.length !== n) throw new InvalidArgumentError(`apply: values has ${batch.values.length} entries but keys has ${n}`);
-      assertNoReservedKeys(batch.keys, 'apply');
       let inserts = 0;
       for (let i = 0; i < n; i++) {
         const op = batch.ops[i] as number;
@@ -184,7 +196,7 @@ export class LinearProbeTable {
       }
       await this.growFor(inserts);
       const ops = this.gpu.upload(Uint32Array.from(batch.ops));
-      const keys = this.gpu.upload(batch.keys);
+      const keys = this.gpu.upload(keyWords);
       const values = this.gpu.upload(batch.values ?? new Uint32Array(n));
       const out = this.gpu.createArray('u32', 2 * n, 'linear-probe.apply.out');
       const encoder = this.gpu.device.createCommandEncoder();
@@ -216,19 +228,21 @@ export class LinearProbeTable {
   }
 
   /** Every live pair, in no particular order. */
-  retrieveAll(): Promise<{ keys: Uint32Array; values: Uint32Array }> {
+  retrieveAll(): Promise<{ keys: K extends 'u64' ? BigUint64Array : Uint32Array; values: Uint32Array }> {
     return this.gpu.run('LinearProbeTable.retrieveAll', async () => {
       this.assertAlive();
       const count = this.sizeValue;
-      const keys = this.gpu.createArray('u32', count, 'linear-probe.retrieve.keys');
+      const keys = this.gpu.createArray('u32', count * this.layout.wordsPerKey, 'linear-probe.retrieve.keys');
       const values = this.gpu.createArray('u32', count, 'linear-probe.retrieve.values');
       const cursor = this.gpu.createArray('u32', 1, 'linear-probe.retrieve.cursor');
       const encoder = this.gpu.device.createCommandEncoder();
-      this.dispatch(encoder, retrieveKernel(), this.capacityValue, [this.slots, keys.buffer, values.buffer, cursor.buffer], 0, 4096);
+      this.dispatch(encoder, retrieveKernel(this.layout), this.capacityValue, [this.slots, keys.buffer, values.buffer, cursor.buffer], 0, 4096);
       this.gpu.submit([encoder.finish()]);
       const written = (await this.gpu.download(cursor))[0] as number;
       if (written !== count) throw new Error(`retrieveAll: the table holds ${written} keys but its size says ${count}; this is a gpuhash bug`);
-      const result = { keys: await this.gpu.download(keys), values: await this.gpu.download(values) };
+      const keyWords = await this.gpu.download(keys);
+      const hostKeys = this.keyType === 'u64' ? new BigUint64Array(keyWords.buffer, keyWords.byteOffset, count) : keyWords;
+      const result = { keys: hostKeys as K extends 'u64' ? BigUint64Array : Uint32Array, values: await this.gpu.download(values) };
       for (const a of [keys, values, cursor]) a.destroy();
       return result;
     });
@@ -253,7 +267,7 @@ export class LinearProbeTable {
       this.assertAlive();
       const out = this.gpu.createArray('u32', 5, 'linear-probe.stats');
       const encoder = this.gpu.device.createCommandEncoder();
-      this.dispatch(encoder, statsKernel(), this.capacityValue, [this.slots, out.buffer], 0, 4096);
+      this.dispatch(encoder, statsKernel(this.layout), this.capacityValue, [this.slots, out.buffer], 0, 4096);
       this.gpu.submit([encoder.finish()]);
       const [live = 0, tombs = 0, lo = 0, hi = 0, longest = 0] = await this.gpu.download(out);
       out.destroy();
@@ -293,7 +307,7 @@ export class LinearProbeTable {
   /** Resets every slot to empty and the counters to zero. */
   encodeClear(encoder: GPUCommandEncoder): void {
     this.assertAlive();
-    this.gpu.encodeFill(encoder, this.slots, EMPTY_KEY, 2 * this.capacityValue);
+    this.gpu.encodeFill(encoder, this.slots, this.layout.emptyWord, this.layout.wordsPerSlot * this.capacityValue);
     encoder.clearBuffer(this.counters);
     // Commands run in order, so every later encode sees an empty table.
     this.sizeValue = 0;
@@ -310,21 +324,21 @@ export class LinearProbeTable {
   ): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    const kernel = insertKernel({ assign: options.assign ?? false, reuseTombs: this.tombstoneCount > 0 });
+    const kernel = insertKernel(this.layout, { assign: options.assign ?? false, reuseTombs: this.tombstoneCount > 0 });
     this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, undefined, options.timestampWrites);
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
   encodeFind(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, outValues: GPUBuffer, outFound: GPUBuffer, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.assertAlive();
-    this.dispatch(encoder, findKernel(), n, [this.slots, keys, outValues, outFound], 0, undefined, timestampWrites);
+    this.dispatch(encoder, findKernel(this.layout), n, [this.slots, keys, outValues, outFound], 0, undefined, timestampWrites);
   }
 
   /** Erases n keys. */
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    this.dispatch(encoder, eraseKernel(), n, [this.slots, keys, this.counters, this.failedList], 0, undefined, timestampWrites);
+    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failedList], 0, undefined, timestampWrites);
   }
 
   /** A mixed batch; `out` receives (value, status) per op. */
@@ -339,7 +353,7 @@ export class LinearProbeTable {
   ): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    this.dispatch(encoder, applyKernel(), n, [this.slots, ops, keys, values, out, this.counters, this.failedList], 0, undefined, timestampWrites);
+    this.dispatch(encoder, applyKernel(this.layout), n, [this.slots, ops, keys, values, out, this.counters, this.failedList], 0, undefined, timestampWrites);
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -350,7 +364,7 @@ export class LinearProbeTable {
   }
 
   private allocateSlots(capacity: number): GPUBuffer {
-    return this.gpu.createBuffer(capacity * SLOT_BYTES, `linear-probe.slots (${capacity} slots)`);
+    return this.gpu.createBuffer(capacity * this.layout.wordsPerSlot * 4, `linear-probe.slots (${capacity} ${this.layout.name} slots)`);
   }
 
   private ensureFailedList(n: number): GPUBuffer {
@@ -380,8 +394,34 @@ export class LinearProbeTable {
     this.gpu.pool.release(params);
   }
 
-  private prepare(what: string, keys: U32Input, values?: U32Input): Batch {
-    const n = keys.length;
+  /** Host keys as the u32 words the kernels read (u64: low, high pairs); u32 keys are checked for sentinels. */
+  private hostKeyWords(keys: HostKeys<K>, what: string): Uint32Array {
+    if (keys instanceof BigUint64Array) {
+      if (this.keyType !== 'u64') throw new InvalidArgumentError(`${what}: this table has u32 keys; a BigUint64Array needs keyType 'u64'`);
+      // Little-endian words of each u64: low, then high.
+      const words = new Uint32Array(keys.length * 2);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as bigint;
+        words[2 * i] = Number(k & 0xffffffffn);
+        words[2 * i + 1] = Number(k >> 32n);
+      }
+      return words;
+    }
+    if (!(keys instanceof Uint32Array)) throw new InvalidArgumentError(`${what}: keys must be a Uint32Array${this.keyType === 'u64' ? ', a BigUint64Array' : ''} or a DeviceArray`);
+    if (this.keyType === 'u64' && keys.length % 2 !== 0) {
+      throw new InvalidArgumentError(`${what}: u64 keys as a Uint32Array need (low, high) word pairs, but it has ${keys.length} words`);
+    }
+    if (this.keyType === 'u32') assertNoReservedKeys(keys, what);
+    return keys;
+  }
+
+  private prepare(what: string, keys: KeysInput<K>, values?: U32Input): Batch {
+    const perKey = this.layout.wordsPerKey;
+    if (keys instanceof DeviceArray && keys.length % perKey !== 0) {
+      throw new InvalidArgumentError(`${what}: u64 keys on the device need two words each, but the array has ${keys.length}`);
+    }
+    const keyWords = keys instanceof DeviceArray ? undefined : this.hostKeyWords(keys as HostKeys<K>, what);
+    const n = (keyWords ?? (keys as DeviceArray<'u32'>)).length / perKey;
     if (values !== undefined && values.length !== n) {
       throw new InvalidArgumentError(`${what}: keys has ${n} entries but values has ${values.length}`);
     }
@@ -390,7 +430,6 @@ export class LinearProbeTable {
         if (a instanceof DeviceArray && a.type !== 'u32') throw new InvalidArgumentError(`${what}: device arrays must hold u32, got ${a.type}`);
       }
     }
-    if (!(keys instanceof DeviceArray)) assertNoReservedKeys(keys, what);
     const temporary: GPUBuffer[] = [];
     const toBuffer = (a: U32Input): GPUBuffer => {
       if (a instanceof DeviceArray) return a.buffer;
@@ -398,7 +437,7 @@ export class LinearProbeTable {
       temporary.push(uploaded.buffer);
       return uploaded.buffer;
     };
-    return { n, keys: toBuffer(keys), values: values === undefined ? undefined : toBuffer(values), temporary };
+    return { n, keys: toBuffer(keyWords ?? (keys as DeviceArray<'u32'>)), values: values === undefined ? undefined : toBuffer(values), temporary };
   }
 
   private release(batch: Batch): void {
@@ -438,7 +477,7 @@ export class LinearProbeTable {
     }
   }
 
-  private runInsert(what: string, keys: U32Input, values: U32Input, assign: boolean): Promise<InsertResult> {
+  private runInsert(what: string, keys: KeysInput<K>, values: U32Input, assign: boolean): Promise<InsertResult> {
     return this.gpu.run(`LinearProbeTable.${what}`, async () => {
       this.assertAlive();
       const batch = this.prepare(what, keys, values);
@@ -477,12 +516,12 @@ export class LinearProbeTable {
       const slots = this.allocateSlots(target);
       const counters = this.gpu.pool.acquire(16, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.rehash.counters');
       const encoder = this.gpu.device.createCommandEncoder();
-      this.gpu.encodeFill(encoder, slots, EMPTY_KEY, 2 * target);
+      this.gpu.encodeFill(encoder, slots, this.layout.emptyWord, this.layout.wordsPerSlot * target);
       encoder.clearBuffer(counters, 0, 16);
       // Only the count matters here: the list keeps what indices fit.
       this.resetFailedList(encoder, 0);
       const params = this.gpu.uniforms(new Uint32Array([oldCapacity, target - 1, Math.min(this.maxProbesOption, target), 0]));
-      this.gpu.encodeDispatch(encoder, rehashKernel(), { bindings: [params, slots, oldSlots, counters, this.failedList], invocations: oldCapacity });
+      this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), { bindings: [params, slots, oldSlots, counters, this.failedList], invocations: oldCapacity });
       this.gpu.pool.release(params);
       this.gpu.submit([encoder.finish()]);
       const report = await this.readReport(counters, false);

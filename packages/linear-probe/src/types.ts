@@ -1,8 +1,13 @@
 import type { DeviceArray } from '@gpuhash/core';
 
-export interface LinearProbeOptions {
+/** Key width: 'u32' (8-byte slots) or 'u64' (16-byte slots, every 64-bit value allowed). */
+export type KeyType = 'u32' | 'u64';
+
+export interface LinearProbeOptions<K extends KeyType = KeyType> {
   /** Initial number of slots; rounded up to a power of two (at least 64). */
   capacity: number;
+  /** Default 'u32'. */
+  keyType?: K;
   /**
    * Load factor (live keys / slots) above which an insert first grows the table (to the next
    * power of two that brings the load back under it). Default 0.8. Linear probing slows sharply
@@ -19,8 +24,17 @@ export interface LinearProbeOptions {
   maxProbes?: number;
 }
 
-/** Keys or values: a host array, or a device-resident array (no host round trip). */
+/** Values: a host array, or a device-resident array (no host round trip). */
 export type U32Input = Uint32Array | DeviceArray<'u32'>;
+
+/**
+ * Host keys: u32 keys in a Uint32Array; u64 keys in a BigUint64Array or a Uint32Array of
+ * (low, high) word pairs.
+ */
+export type HostKeys<K extends KeyType> = K extends 'u64' ? BigUint64Array | Uint32Array : Uint32Array;
+
+/** Keys as a host array or a device-resident u32 array (u64 keys: two words each, low first). */
+export type KeysInput<K extends KeyType> = HostKeys<K> | DeviceArray<'u32'>;
 
 export interface InsertResult {
   /** Keys that were not in the table before this batch (duplicates in the batch count once). */
@@ -44,10 +58,10 @@ export interface DeviceFindResult {
   found: DeviceArray<'u32'>;
 }
 
-export interface ApplyBatch {
+export interface ApplyBatch<K extends KeyType = KeyType> {
   /** One op per entry: 0 insert, 1 insertOrAssign, 2 find, 3 erase (see `Op`). */
   ops: Uint8Array | Uint32Array;
-  keys: Uint32Array;
+  keys: HostKeys<K>;
   /** Values for the insert ops (ignored for finds and erases); same length as keys. */
   values?: Uint32Array;
 }

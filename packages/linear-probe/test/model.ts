@@ -3,23 +3,23 @@
  * of several outcomes (duplicate keys in one batch), `insert` returns the allowed values and the
  * test adopts the value the GPU chose once it has checked it is allowed.
  */
-export class TableModel {
-  readonly map = new Map<number, number>();
+export class TableModel<K extends number | bigint = number> {
+  readonly map = new Map<K, number>();
 
   get size(): number {
     return this.map.size;
   }
 
   /** Applies an insert batch; returns, per key of the batch, the values it may hold afterwards. */
-  insert(keys: Uint32Array, values: Uint32Array, assign: boolean): Map<number, Set<number>> {
-    const batch = new Map<number, number[]>();
+  insert(keys: ArrayLike<K>, values: Uint32Array, assign: boolean): Map<K, Set<number>> {
+    const batch = new Map<K, number[]>();
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as number;
+      const k = keys[i] as K;
       let list = batch.get(k);
       if (!list) batch.set(k, (list = []));
       list.push(values[i] as number);
     }
-    const allowed = new Map<number, Set<number>>();
+    const allowed = new Map<K, Set<number>>();
     for (const [k, list] of batch) {
       const old = this.map.get(k);
       if (old !== undefined && !assign) {
@@ -32,9 +32,9 @@ export class TableModel {
     return allowed;
   }
 
-  erase(keys: Uint32Array): number {
+  erase(keys: ArrayLike<K>): number {
     let n = 0;
-    for (const k of keys) if (this.map.delete(k)) n++;
+    for (let i = 0; i < keys.length; i++) if (this.map.delete(keys[i] as K)) n++;
     return n;
   }
 }
@@ -43,15 +43,15 @@ export class TableModel {
  * Checks find results for `keys` against the model. Keys with several allowed values must hold
  * one of them; the model then adopts the GPU's choice.
  */
-export function expectMatchesModel(
-  keys: Uint32Array,
+export function expectMatchesModel<K extends number | bigint>(
+  keys: ArrayLike<K>,
   found: Uint8Array,
   values: Uint32Array,
-  model: TableModel,
-  allowed: Map<number, Set<number>> = new Map(),
+  model: TableModel<K>,
+  allowed: Map<K, Set<number>> = new Map(),
 ): void {
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as number;
+    const k = keys[i] as K;
     const want = model.map.has(k);
     if ((found[i] === 1) !== want) {
       throw new Error(`key 0x${k.toString(16)} at index ${i}: found=${found[i]} but the model ${want ? 'has' : 'lacks'} it`);

@@ -140,7 +140,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       const dk = gpu.upload(keys);
       const dv = gpu.upload(new Uint32Array(30).fill(5));
       let deviceError: unknown;
-      await table.insert(dk as never, dv as never).catch((e) => (deviceError = e));
+      await table.insert(dk, dv).catch((e) => (deviceError = e));
       expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
       expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
       dk.destroy();
@@ -294,16 +294,16 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       const table = await LinearProbeTable.create(gpu, { capacity: 1024 });
       const keys = universe(rng, 5000 * scale);
       const values = rng.u32Array(keys.length);
-      const dk = gpu.upload(keys) as never;
-      const dv = gpu.upload(values) as never;
+      const dk = gpu.upload(keys);
+      const dv = gpu.upload(values);
       const r = await table.insert(dk, dv);
       expect(r.inserted === keys.length, `device insert added ${r.inserted}`);
-      const probe = gpu.upload(keys) as never;
+      const probe = gpu.upload(keys);
       const out = await table.find(probe);
       expectSameArrays('device find values', await gpu.download(out.values), values);
       expectSameArrays('device find flags', await gpu.download(out.found), new Uint32Array(keys.length).fill(1));
       expect((await table.erase(probe)) === keys.length, 'device erase count');
-      for (const a of [dk, dv, probe, out.values, out.found] as Array<{ destroy(): void }>) a.destroy();
+      for (const a of [dk, dv, probe, out.values, out.found]) a.destroy();
       table.destroy();
     },
   },

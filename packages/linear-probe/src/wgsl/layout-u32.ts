@@ -1,9 +1,11 @@
 import { fmix32Module, wgslModule } from '@gpuhash/kernels';
+import type { KeyLayout } from './layout';
 
 /** Declarations every linear-probe kernel shares: parameters, key sentinels, result codes, home slot. */
 export const commonU32Module = wgslModule(
   'linear-probe.common-u32',
   /* wgsl */ `
+alias Key = u32;
 const EMPTY: u32 = 0xffffffffu;
 const TOMBSTONE: u32 = 0xfffffffeu;
 const BUSY: u32 = 0xfffffffdu;
@@ -18,6 +20,12 @@ const INSERTED_IN_TOMB: u32 = 3u;
 struct Params { n: u32, mask: u32, max_probes: u32, aux: u32 }
 
 fn lp_home(key: u32) -> u32 { return hash_fmix32(key) & params.mask; }
+
+// The read-only view of a slot: (key, value).
+fn slot_is_live(s: vec2<u32>) -> bool { return s.x < BUSY; }
+fn slot_is_tomb(s: vec2<u32>) -> bool { return s.x == TOMBSTONE; }
+fn slot_key(s: vec2<u32>) -> u32 { return s.x; }
+fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
 `,
   [fmix32Module],
 );
@@ -39,8 +47,6 @@ fn lp_home(key: u32) -> u32 { return hash_fmix32(key) & params.mask; }
 export const slotsU32Module = wgslModule(
   'linear-probe.slots-u32',
   /* wgsl */ `
-fn lp_is_reserved(key: u32) -> bool { return key >= BUSY; }
-
 // Stores the value of a freshly claimed slot, then (in mixed batches) publishes its key.
 fn lp_publish(slot: u32, key: u32, value: u32) {
   atomicStore(&slots[2u * slot + 1u], value);
@@ -150,3 +156,18 @@ fn lp_find(key: u32) -> vec2<u32> {
 `,
   [commonU32Module],
 );
+
+/** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */
+export const u32Layout: KeyLayout = {
+  name: 'u32',
+  wordsPerKey: 1,
+  wordsPerSlot: 2,
+  emptyWord: 0xffffffff,
+  slotType: 'vec2<u32>',
+  common: commonU32Module,
+  protocol: slotsU32Module,
+  find: findU32Module,
+  readKey: (i) => `keys[${i}]`,
+  writeKey: (at, key) => `out_keys[${at}] = ${key};`,
+  isReserved: (key) => `(${key} >= BUSY)`,
+};

@@ -1,6 +1,6 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { commonU32Module, findU32Module, slotsU32Module } from './slots-u32';
+import type { KeyLayout } from './layout';
 
 /** Invocations per workgroup of every linear-probe kernel. */
 export const WORKGROUP_SIZE = 256;
@@ -44,7 +44,8 @@ fn report_failure(index: u32) {
 
 const cache = new Map<string, Kernel>();
 
-function kernel(name: string, key: string, build: () => string): Kernel {
+function kernel(name: string, layout: KeyLayout, flavour: string, build: () => string): Kernel {
+  const key = `${layout.name}${flavour ? `,${flavour}` : ''}`;
   const cacheKey = `${name}|${key}`;
   let k = cache.get(cacheKey);
   if (!k) {
@@ -61,8 +62,8 @@ export interface InsertFlavour {
 }
 
 /** Bindings: params, slots (atomic), keys, values, counters, failed. */
-export function insertKernel(f: InsertFlavour): Kernel {
-  return kernel('insert', `assign=${f.assign},tombs=${f.reuseTombs}`, () =>
+export function insertKernel(L: KeyLayout, f: InsertFlavour): Kernel {
+  return kernel('insert', L, `assign=${f.assign},tombs=${f.reuseTombs}`, () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -76,8 +77,8 @@ ${entry} {
   var added = 0u;
   var untombed = 0u;
   ${gridLoop} {
-    let key = keys[i];
-    if (key >= BUSY) { report_failure(i | 0x80000000u); continue; }
+    let key = ${L.readKey('i')};
+    if (${L.isReserved('key')}) { report_failure(i | 0x80000000u); continue; }
     let r = lp_insert(key, values[i], ASSIGN);
     if (r == INSERTED) { added += 1u; }
     else if (r == INSERTED_IN_TOMB) { added += 1u; untombed += 1u; }
@@ -85,36 +86,36 @@ ${entry} {
   }
   flush_tallies(lid, added, untombed, 0u);
 }`,
-      { modules: [gridModule, slotsU32Module], constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false } },
+      { modules: [gridModule, L.protocol], constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false } },
     ),
   );
 }
 
 /** Bindings: params, slots_ro (the table, read-only), keys, out_values, out_found. */
-export function findKernel(): Kernel {
-  return kernel('find', '', () =>
+export function findKernel(L: KeyLayout): Kernel {
+  return kernel('find', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out_found: array<u32>;
 ${entry} {
   ${gridLoop} {
-    let r = lp_find(keys[i]);
+    let r = lp_find(${L.readKey('i')});
     out_values[i] = r.x;
     out_found[i] = r.y;
   }
 }`,
-      { modules: [gridModule, findU32Module] },
+      { modules: [gridModule, L.find] },
     ),
   );
 }
 
 /** Bindings: params, slots (atomic), keys, counters, failed (unused but keeps tallies uniform). */
-export function eraseKernel(): Kernel {
-  return kernel('erase', '', () =>
+export function eraseKernel(L: KeyLayout): Kernel {
+  return kernel('erase', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -126,13 +127,13 @@ ${tallies}
 ${entry} {
   var erased = 0u;
   ${gridLoop} {
-    let key = keys[i];
-    if (key >= BUSY) { report_failure(i | 0x80000000u); continue; }
+    let key = ${L.readKey('i')};
+    if (${L.isReserved('key')}) { report_failure(i | 0x80000000u); continue; }
     if (lp_erase(key)) { erased += 1u; }
   }
   flush_tallies(lid, 0u, 0u, erased);
 }`,
-      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
     ),
   );
 }
@@ -143,8 +144,8 @@ ${entry} {
  * no erase in the same batch can make two inserts of one key pick different slots.
  * Bindings: params, slots (atomic), ops, keys, values, out (value, status), counters, failed.
  */
-export function applyKernel(): Kernel {
-  return kernel('apply', '', () =>
+export function applyKernel(L: KeyLayout): Kernel {
+  return kernel('apply', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -160,9 +161,9 @@ ${entry} {
   var added = 0u;
   var erased = 0u;
   ${gridLoop} {
-    let key = keys[i];
+    let key = ${L.readKey('i')};
     let op = ops[i];
-    if (key >= BUSY || op > ${OP_ERASE}u) { report_failure(i | 0x80000000u); out[i] = vec2<u32>(0u, 0u); continue; }
+    if (${L.isReserved('key')} || op > ${OP_ERASE}u) { report_failure(i | 0x80000000u); out[i] = vec2<u32>(0u, 0u); continue; }
     if (op == ${OP_FIND}u) {
       out[i] = lp_find_atomic(key);
     } else if (op == ${OP_ERASE}u) {
@@ -178,7 +179,7 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, erased);
 }`,
-      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true } },
     ),
   );
 }
@@ -187,13 +188,13 @@ ${entry} {
  * Moves every live pair of an old table into this one (tombstones dropped). params.n is the old
  * capacity. Bindings: params, slots (new, atomic), old_slots, counters, failed (old slot indices).
  */
-export function rehashKernel(): Kernel {
-  return kernel('rehash', '', () =>
+export function rehashKernel(L: KeyLayout): Kernel {
+  return kernel('rehash', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> old_slots: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> old_slots: array<${L.slotType}>;
 @group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> failed: array<atomic<u32>>;
 ${tallies}
@@ -201,14 +202,14 @@ ${entry} {
   var added = 0u;
   ${gridLoop} {
     let s = old_slots[i];
-    if (s.x >= BUSY) { continue; }
-    let r = lp_insert(s.x, s.y, false);
+    if (!slot_is_live(s)) { continue; }
+    let r = lp_insert(slot_key(s), slot_value(s), false);
     if (r == INSERTED) { added += 1u; }
     else if (r == FAILED) { report_failure(i); }
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      { modules: [gridModule, slotsU32Module], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
     ),
   );
 }
@@ -217,12 +218,12 @@ ${entry} {
  * Occupancy and probe lengths: out = [live, tombstones, displacement sum lo, hi, max displacement].
  * Bindings: params (n = capacity), slots_ro, out.
  */
-export function statsKernel(): Kernel {
-  return kernel('stats', '', () =>
+export function statsKernel(L: KeyLayout): Kernel {
+  return kernel('stats', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
 @group(0) @binding(2) var<storage, read_write> out: array<atomic<u32>>;
 var<workgroup> wg_live: atomic<u32>;
 var<workgroup> wg_tombs: atomic<u32>;
@@ -234,11 +235,11 @@ ${entry} {
   var sum = 0u;
   var longest = 0u;
   ${gridLoop} {
-    let k = slots_ro[i].x;
-    if (k == TOMBSTONE) { tombs += 1u; }
-    if (k < BUSY) {
+    let s = slots_ro[i];
+    if (slot_is_tomb(s)) { tombs += 1u; }
+    if (slot_is_live(s)) {
       live += 1u;
-      let d = (i - lp_home(k)) & params.mask;
+      let d = (i - lp_home(slot_key(s))) & params.mask;
       sum += d;
       longest = max(longest, d);
     }
@@ -257,7 +258,7 @@ ${entry} {
     atomicMax(&out[4], atomicLoad(&wg_max));
   }
 }`,
-      { modules: [gridModule, commonU32Module] },
+      { modules: [gridModule, L.common] },
     ),
   );
 }
@@ -267,12 +268,12 @@ ${entry} {
  * walked uniformly per workgroup so the barriers stay in uniform control flow.
  * Bindings: params (n = capacity), slots_ro, out_keys, out_values, cursor.
  */
-export function retrieveKernel(): Kernel {
-  return kernel('retrieve', '', () =>
+export function retrieveKernel(L: KeyLayout): Kernel {
+  return kernel('retrieve', L, '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
 @group(0) @binding(2) var<storage, read_write> out_keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
@@ -282,9 +283,12 @@ ${entry} {
   let blocks = (params.n + ${WORKGROUP_SIZE}u - 1u) / ${WORKGROUP_SIZE}u;
   for (var b = grid_workgroup(wid, nwg); b < blocks; b += nwg.x * nwg.y) {
     let i = b * ${WORKGROUP_SIZE}u + lid;
-    var s = vec2<u32>(EMPTY, 0u);
-    if (i < params.n) { s = slots_ro[i]; }
-    let live = s.x < BUSY;
+    var s: ${L.slotType};
+    var live = false;
+    if (i < params.n) {
+      s = slots_ro[i];
+      live = slot_is_live(s);
+    }
     var at = 0u;
     if (live) { at = atomicAdd(&wg_count, 1u); }
     workgroupBarrier();
@@ -294,13 +298,13 @@ ${entry} {
     }
     workgroupBarrier();
     if (live) {
-      out_keys[wg_base + at] = s.x;
-      out_values[wg_base + at] = s.y;
+      ${L.writeKey('wg_base + at', 'slot_key(s)')}
+      out_values[wg_base + at] = slot_value(s);
     }
     workgroupBarrier();
   }
 }`,
-      { modules: [gridModule, commonU32Module] },
+      { modules: [gridModule, L.common] },
     ),
   );
 }
