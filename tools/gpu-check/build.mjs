@@ -1,17 +1,5 @@
 // Bundles the checks runner into one ESM file (webgpu external) for ../shared/gpu-host/pack.sh.
-import { build } from 'esbuild';
-import { workspaceAliases } from '../../workspace-aliases.mjs';
+import { execFileSync } from 'node:child_process';
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/gpu-check.mjs',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['webgpu'],
-  alias: workspaceAliases(),
-  // vitest is never imported by check suites; fail loudly if one does.
-  logLevel: 'warning',
-});
+execFileSync(process.execPath, ['bundle-entry.mjs', 'src/main.ts', 'dist/gpu-check.mjs'], { stdio: 'inherit' });
 console.log('wrote dist/gpu-check.mjs');

@@ -25,3 +25,5 @@ export {
   LimitExceededError,
 } from './errors';
 export type { GpuhashErrorCode } from './errors';
+export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
+export type { CompactTargets, CompactedArrays, ScanOptions } from './scan';
