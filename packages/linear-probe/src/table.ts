@@ -500,12 +500,18 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     });
   }
 
-  /** Grows before a batch of up to `incoming` new keys would push the load past the limit. */
+  /**
+   * Before a batch of up to `incoming` new keys: when keys plus tombstones would pass the load
+   * limit, rebuild, growing only if the live keys need it (a rebuild at the same size just drops
+   * the tombstones that erases, and mixed batches, leave behind).
+   */
   private async growFor(incoming: number): Promise<void> {
     if (!this.growth) return;
+    const limit = this.maxLoadFactor * this.capacityValue;
+    if (this.sizeValue + this.tombstoneCount + incoming <= limit) return;
     const needed = this.sizeValue + incoming;
-    if (needed <= this.maxLoadFactor * this.capacityValue) return;
-    await this.rehashInto(Math.max(this.capacityValue * 2, nextPow2(Math.ceil(needed / this.maxLoadFactor))));
+    const target = needed <= limit ? this.capacityValue : Math.max(this.capacityValue * 2, nextPow2(Math.ceil(needed / this.maxLoadFactor)));
+    await this.rehashInto(target);
   }
 
   private async rehashInto(capacity: number): Promise<void> {

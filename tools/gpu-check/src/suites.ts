@@ -11,6 +11,14 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },
+  'linear-probe': async () => {
+    const mods = await Promise.all([
+      import('../../../packages/linear-probe/test/table.checks'),
+      import('../../../packages/linear-probe/test/u64.checks'),
+      import('../../../packages/linear-probe/test/stress.checks'),
+    ]);
+    return mods.flatMap((m) => Object.values(m).filter(isSuite));
+  },
 };
 
 function isSuite(value: unknown): value is CheckSuite {
