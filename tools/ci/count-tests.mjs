@@ -1,6 +1,6 @@
 // Sums vitest's JSON reports (test-results/vitest.json in every package) into the one line CI
 // reads: "N passed, N failed". A package whose tests were expected but wrote no report fails.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let passed = 0;

@@ -103,4 +103,3 @@ export async function requestNodeAdapter(options: {
   options.log(`gpuhash: no hardware GPU found; using the SwiftShader software driver (${icd}).`);
   return { adapter, software: true, fallbackIcd: icd };
 }
-

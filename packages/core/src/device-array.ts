@@ -3,11 +3,7 @@ import { DestroyedError } from './errors';
 /** Element types a device array can hold; each element is 4 bytes. */
 export type ElementType = 'u32' | 'i32' | 'f32';
 
-export type HostArrayOf<T extends ElementType> = T extends 'u32'
-  ? Uint32Array
-  : T extends 'i32'
-    ? Int32Array
-    : Float32Array;
+export type HostArrayOf<T extends ElementType> = T extends 'u32' ? Uint32Array : T extends 'i32' ? Int32Array : Float32Array;
 
 export const ELEMENT_BYTES = 4;
 
@@ -38,9 +34,12 @@ export class DeviceArray<T extends ElementType = ElementType> {
 
   /** Wraps a caller's buffer (not owned: `destroy()` leaves it alive). */
   static wrap<T extends ElementType>(buffer: GPUBuffer, length: number, type: T): DeviceArray<T> {
-    if (!Number.isInteger(length) || length < 0) throw new RangeError(`DeviceArray.wrap: length must be a non-negative integer, got ${length}`);
+    if (!Number.isInteger(length) || length < 0)
+      throw new RangeError(`DeviceArray.wrap: length must be a non-negative integer, got ${length}`);
     if (length * ELEMENT_BYTES > buffer.size) {
-      throw new RangeError(`DeviceArray.wrap: ${length} ${type} elements need ${length * ELEMENT_BYTES} bytes but the buffer has ${buffer.size}`);
+      throw new RangeError(
+        `DeviceArray.wrap: ${length} ${type} elements need ${length * ELEMENT_BYTES} bytes but the buffer has ${buffer.size}`,
+      );
     }
     return new DeviceArray(buffer, length, type, false);
   }

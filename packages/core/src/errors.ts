@@ -54,10 +54,7 @@ export class LimitExceededError extends GpuhashError {
   readonly requested: number;
   readonly maximum: number;
   constructor(what: string, limit: string, requested: number, maximum: number, advice: string) {
-    super(
-      'LIMIT_EXCEEDED',
-      `${what} needs ${requested} but the device's ${limit} is ${maximum}. ${advice}`,
-    );
+    super('LIMIT_EXCEEDED', `${what} needs ${requested} but the device's ${limit} is ${maximum}. ${advice}`);
     this.limit = limit;
     this.requested = requested;
     this.maximum = maximum;

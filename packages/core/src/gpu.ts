@@ -1,13 +1,13 @@
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { BufferPool } from './buffer-pool';
-import { DeviceArray, ELEMENT_BYTES, type ElementType, type HostArrayOf, elementTypeOf, hostArrayType } from './device-array';
+import { DeviceArray, ELEMENT_BYTES, type ElementType, elementTypeOf, type HostArrayOf, hostArrayType } from './device-array';
 import { dispatchGrid } from './dispatch';
 import {
   DestroyedError,
   DeviceLostError,
+  GpuhashError,
   GpuOutOfMemoryError,
   GpuValidationError,
-  GpuhashError,
   InvalidArgumentError,
   LimitExceededError,
 } from './errors';
@@ -195,7 +195,13 @@ export class Gpu {
   /** Throws LimitExceededError when a buffer of `bytes` cannot exist or be bound on this device. */
   checkBufferSize(bytes: number, what: string, asBinding = true): void {
     if (bytes > this.limits.maxBufferSize) {
-      throw new LimitExceededError(what, 'maxBufferSize', bytes, this.limits.maxBufferSize, 'Use a smaller capacity or batch, or split the data across several buffers.');
+      throw new LimitExceededError(
+        what,
+        'maxBufferSize',
+        bytes,
+        this.limits.maxBufferSize,
+        'Use a smaller capacity or batch, or split the data across several buffers.',
+      );
     }
     if (asBinding && bytes > this.limits.maxStorageBufferBindingSize) {
       throw new LimitExceededError(
@@ -211,7 +217,8 @@ export class Gpu {
   /** A new storage buffer (STORAGE | COPY_SRC | COPY_DST unless `usage` says otherwise). */
   createBuffer(bytes: number, label: string, usage: number = STORAGE_USAGE): GPUBuffer {
     this.assertUsable();
-    if (!Number.isInteger(bytes) || bytes < 0) throw new InvalidArgumentError(`${label}: buffer size must be a non-negative integer, got ${bytes}`);
+    if (!Number.isInteger(bytes) || bytes < 0)
+      throw new InvalidArgumentError(`${label}: buffer size must be a non-negative integer, got ${bytes}`);
     this.checkBufferSize(bytes, label, (usage & BufferUsage.STORAGE) !== 0);
     // Bindings need a non-zero size; round up to 4-byte multiples for writeBuffer.
     const size = Math.max(16, Math.ceil(bytes / 4) * 4);
@@ -220,7 +227,8 @@ export class Gpu {
 
   /** An uninitialised-to-zero device array of `length` elements. */
   createArray<T extends ElementType>(type: T, length: number, label = `gpuhash.array<${type}>`): DeviceArray<T> {
-    if (!Number.isInteger(length) || length < 0) throw new InvalidArgumentError(`${label}: length must be a non-negative integer, got ${length}`);
+    if (!Number.isInteger(length) || length < 0)
+      throw new InvalidArgumentError(`${label}: length must be a non-negative integer, got ${length}`);
     return new DeviceArray(this.createBuffer(length * ELEMENT_BYTES, label), length, type, true);
   }
 

@@ -1,19 +1,11 @@
-export { requestGpu, fromDevice } from './request-gpu';
-export type { RequestGpuOptions } from './request-gpu';
-export { Gpu } from './gpu';
-export type { SubgroupInfo } from './gpu';
-export { DeviceArray, ELEMENT_BYTES, elementTypeOf, hostArrayType } from './device-array';
-export type { ElementType, HostArrayOf } from './device-array';
+export { describeInfo, isSoftwareInfo, subgroupSizes } from './adapter-info';
+export { findSwiftShaderIcd, SWIFTSHADER_ICD_PATHS } from './adapter-node';
 export { BufferPool } from './buffer-pool';
-export { PipelineCache } from './pipeline-cache';
-export type { Binding, DispatchOptions, Kernel } from './kernel';
-export { dispatchGrid } from './dispatch';
+export type { ElementType, HostArrayOf } from './device-array';
+export { DeviceArray, ELEMENT_BYTES, elementTypeOf, hostArrayType } from './device-array';
 export type { Grid } from './dispatch';
-export { GpuTimer } from './timing';
-export type { PassTime, TimingResult } from './timing';
-export { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
-export { isSoftwareInfo, subgroupSizes, describeInfo } from './adapter-info';
-export { SWIFTSHADER_ICD_PATHS, findSwiftShaderIcd } from './adapter-node';
+export { dispatchGrid } from './dispatch';
+export type { GpuhashErrorCode } from './errors';
 export {
   DestroyedError,
   DeviceLostError,
@@ -24,6 +16,14 @@ export {
   InvalidArgumentError,
   LimitExceededError,
 } from './errors';
-export type { GpuhashErrorCode } from './errors';
+export type { SubgroupInfo } from './gpu';
+export { Gpu } from './gpu';
+export type { Binding, DispatchOptions, Kernel } from './kernel';
+export { PipelineCache } from './pipeline-cache';
+export type { RequestGpuOptions } from './request-gpu';
+export { fromDevice, requestGpu } from './request-gpu';
+export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
-export type { CompactTargets, CompactedArrays, ScanOptions } from './scan';
+export type { PassTime, TimingResult } from './timing';
+export { GpuTimer } from './timing';
+export { BufferUsage, MapMode, STORAGE_USAGE } from './usage';

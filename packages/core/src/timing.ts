@@ -57,7 +57,8 @@ export class GpuTimer {
       this.labels.push(label);
       return undefined;
     }
-    if (this.labels.length >= this.maxPasses) throw new RangeError(`GpuTimer: more than ${this.maxPasses} passes timed; create the timer with a larger maxPasses`);
+    if (this.labels.length >= this.maxPasses)
+      throw new RangeError(`GpuTimer: more than ${this.maxPasses} passes timed; create the timer with a larger maxPasses`);
     const i = this.labels.length;
     this.labels.push(label);
     return { querySet: this.querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 };

@@ -4,11 +4,11 @@ import {
   BufferUsage,
   DestroyedError,
   DeviceLostError,
+  fromDevice,
   GpuUnavailableError,
   GpuValidationError,
   type Kernel,
   LimitExceededError,
-  fromDevice,
   requestGpu,
 } from '../src';
 

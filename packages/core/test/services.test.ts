@@ -38,7 +38,11 @@ describe('pipeline cache', () => {
       // maxWorkgroups 3 forces a grid-stride loop over many items per invocation.
       gpu.dispatch(kernel, { bindings: [params, arr.buffer], invocations: n, maxWorkgroups: n > 1000 ? 3 : undefined });
       gpu.pool.release(params);
-      expectSameArrays(`add n=${n}`, await gpu.download(arr), host.map((v) => (v + 9) >>> 0));
+      expectSameArrays(
+        `add n=${n}`,
+        await gpu.download(arr),
+        host.map((v) => (v + 9) >>> 0),
+      );
       arr.destroy();
     }
   });

@@ -1,3 +1,60 @@
-export { composeWgsl, constantDeclaration, sourceKey, wgslModule } from './compose';
+export type { AtomicResult } from './atomics';
+export {
+  atomicHelpers,
+  atomicResultModule,
+  cpuAddBounded,
+  cpuCas,
+  cpuClaimBit,
+  cpuClaimLowest,
+  cpuReleaseBit,
+  lowestFreeBit,
+} from './atomics';
 export type { ComposeOptions, ConstantValue, WgslModule } from './compose';
+export { composeWgsl, constantDeclaration, sourceKey, wgslModule } from './compose';
+export type { CooperativeOptions, LaneMask } from './cooperative';
+export {
+  ballotModel,
+  CG_NO_LANE,
+  cooperativeEntryParams,
+  cooperativeModule,
+  emptyMask,
+  LaneGrouping,
+  laneMaskModule,
+  maskBelow,
+  maskFirstLane,
+  maskHas,
+  maskLane,
+  maskPopcount,
+  maskRank,
+  maskShr,
+} from './cooperative';
 export { gridModule } from './grid';
+export type { U64Words, UniversalParams } from './hash';
+export {
+  bitHash1,
+  bitHash2,
+  bitHashModule,
+  fmix32,
+  fmix32Module,
+  fmix64,
+  fmix64Module,
+  fmix64U32,
+  fmix64Words,
+  jenkins,
+  jenkinsModule,
+  jenkinsSeeded,
+  randomUniversalParams,
+  UNIVERSAL_PRIME,
+  u64Add,
+  u64FromWords,
+  u64Module,
+  u64Mul,
+  u64MulWide,
+  u64ToWords,
+  universalHash,
+  universalHashModP,
+  universalModule,
+  xxhash32,
+  xxhash32Module,
+} from './hash';
+export * from './scan';

@@ -1,7 +1,7 @@
-export { LinearProbeTable } from './table';
-export { Op } from './ops';
 export type { OpCode } from './ops';
-export { BUSY_KEY, EMPTY_KEY, RESERVED_KEYS, TOMBSTONE_KEY, isReservedKey } from './sentinels';
+export { Op } from './ops';
+export { BUSY_KEY, EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
+export { LinearProbeTable } from './table';
 export type {
   ApplyBatch,
   ApplyResult,
@@ -9,8 +9,8 @@ export type {
   FindResult,
   HostKeys,
   InsertResult,
-  KeyType,
   KeysInput,
+  KeyType,
   LinearProbeOptions,
   TableStats,
   U32Input,

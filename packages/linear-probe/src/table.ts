@@ -1,5 +1,5 @@
 import { BufferUsage, DestroyedError, DeviceArray, type Gpu, InvalidArgumentError, type Kernel } from '@gpuhash/core';
-import { RESERVED_FLAG, assertNoReservedKeys } from './sentinels';
+import { assertNoReservedKeys, RESERVED_FLAG } from './sentinels';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -7,8 +7,8 @@ import type {
   FindResult,
   HostKeys,
   InsertResult,
-  KeyType,
   KeysInput,
+  KeyType,
   LinearProbeOptions,
   TableStats,
   U32Input,
@@ -75,11 +75,13 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Creates an empty table of at least `options.capacity` slots. */
   static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const { capacity } = options;
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LinearProbeTable.create: capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`LinearProbeTable.create: capacity must be a positive integer, got ${capacity}`);
     const load = options.maxLoadFactor ?? 0.8;
     if (!(load > 0 && load <= 1)) throw new RangeError(`LinearProbeTable.create: maxLoadFactor must be in (0, 1], got ${load}`);
     const probes = options.maxProbes ?? 4096;
-    if (!Number.isInteger(probes) || probes < 1) throw new RangeError(`LinearProbeTable.create: maxProbes must be a positive integer, got ${probes}`);
+    if (!Number.isInteger(probes) || probes < 1)
+      throw new RangeError(`LinearProbeTable.create: maxProbes must be a positive integer, got ${probes}`);
     if (options.keyType !== undefined && options.keyType !== 'u32' && options.keyType !== 'u64') {
       throw new RangeError(`LinearProbeTable.create: keyType must be 'u32' or 'u64', got ${String(options.keyType)}`);
     }
@@ -187,7 +189,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       const keyWords = this.hostKeyWords(batch.keys, 'apply');
       const n = keyWords.length / this.layout.wordsPerKey;
       if (batch.ops.length !== n) throw new InvalidArgumentError(`apply: ops has ${batch.ops.length} entries but keys has ${n}`);
-      if (batch.values && batch.values.length !== n) throw new InvalidArgumentError(`apply: values has ${batch.values.length} entries but keys has ${n}`);
+      if (batch.values && batch.values.length !== n)
+        throw new InvalidArgumentError(`apply: values has ${batch.values.length} entries but keys has ${n}`);
       let inserts = 0;
       for (let i = 0; i < n; i++) {
         const op = batch.ops[i] as number;
@@ -236,10 +239,18 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       const values = this.gpu.createArray('u32', count, 'linear-probe.retrieve.values');
       const cursor = this.gpu.createArray('u32', 1, 'linear-probe.retrieve.cursor');
       const encoder = this.gpu.device.createCommandEncoder();
-      this.dispatch(encoder, retrieveKernel(this.layout), this.capacityValue, [this.slots, keys.buffer, values.buffer, cursor.buffer], 0, 4096);
+      this.dispatch(
+        encoder,
+        retrieveKernel(this.layout),
+        this.capacityValue,
+        [this.slots, keys.buffer, values.buffer, cursor.buffer],
+        0,
+        4096,
+      );
       this.gpu.submit([encoder.finish()]);
       const written = (await this.gpu.download(cursor))[0] as number;
-      if (written !== count) throw new Error(`retrieveAll: the table holds ${written} keys but its size says ${count}; this is a gpuhash bug`);
+      if (written !== count)
+        throw new Error(`retrieveAll: the table holds ${written} keys but its size says ${count}; this is a gpuhash bug`);
       const keyWords = await this.gpu.download(keys);
       const hostKeys = this.keyType === 'u64' ? new BigUint64Array(keyWords.buffer, keyWords.byteOffset, count) : keyWords;
       const result = { keys: hostKeys as K extends 'u64' ? BigUint64Array : Uint32Array, values: await this.gpu.download(values) };
@@ -320,16 +331,31 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     keys: GPUBuffer,
     values: GPUBuffer,
     n: number,
-    options: { assign?: boolean; timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: {
+      assign?: boolean;
+      timestampWrites?: GPUComputePassTimestampWrites /** @internal benchmark switch */;
+      blindCas?: boolean;
+    } = {},
   ): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    const kernel = insertKernel(this.layout, { assign: options.assign ?? false, reuseTombs: this.tombstoneCount > 0 });
+    const kernel = insertKernel(this.layout, {
+      assign: options.assign ?? false,
+      reuseTombs: this.tombstoneCount > 0,
+      blindCas: options.blindCas,
+    });
     this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, undefined, options.timestampWrites);
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
-  encodeFind(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, outValues: GPUBuffer, outFound: GPUBuffer, timestampWrites?: GPUComputePassTimestampWrites): void {
+  encodeFind(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    n: number,
+    outValues: GPUBuffer,
+    outFound: GPUBuffer,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
     this.assertAlive();
     this.dispatch(encoder, findKernel(this.layout), n, [this.slots, keys, outValues, outFound], 0, undefined, timestampWrites);
   }
@@ -353,7 +379,15 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   ): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    this.dispatch(encoder, applyKernel(this.layout), n, [this.slots, ops, keys, values, out, this.counters, this.failedList], 0, undefined, timestampWrites);
+    this.dispatch(
+      encoder,
+      applyKernel(this.layout),
+      n,
+      [this.slots, ops, keys, values, out, this.counters, this.failedList],
+      0,
+      undefined,
+      timestampWrites,
+    );
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -407,7 +441,10 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       }
       return words;
     }
-    if (!(keys instanceof Uint32Array)) throw new InvalidArgumentError(`${what}: keys must be a Uint32Array${this.keyType === 'u64' ? ', a BigUint64Array' : ''} or a DeviceArray`);
+    if (!(keys instanceof Uint32Array))
+      throw new InvalidArgumentError(
+        `${what}: keys must be a Uint32Array${this.keyType === 'u64' ? ', a BigUint64Array' : ''} or a DeviceArray`,
+      );
     if (this.keyType === 'u64' && keys.length % 2 !== 0) {
       throw new InvalidArgumentError(`${what}: u64 keys as a Uint32Array need (low, high) word pairs, but it has ${keys.length} words`);
     }
@@ -427,7 +464,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     }
     if (keys instanceof DeviceArray || values instanceof DeviceArray) {
       for (const a of [keys, values]) {
-        if (a instanceof DeviceArray && a.type !== 'u32') throw new InvalidArgumentError(`${what}: device arrays must hold u32, got ${a.type}`);
+        if (a instanceof DeviceArray && a.type !== 'u32')
+          throw new InvalidArgumentError(`${what}: device arrays must hold u32, got ${a.type}`);
       }
     }
     const temporary: GPUBuffer[] = [];
@@ -437,7 +475,12 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       temporary.push(uploaded.buffer);
       return uploaded.buffer;
     };
-    return { n, keys: toBuffer(keyWords ?? (keys as DeviceArray<'u32'>)), values: values === undefined ? undefined : toBuffer(values), temporary };
+    return {
+      n,
+      keys: toBuffer(keyWords ?? (keys as DeviceArray<'u32'>)),
+      values: values === undefined ? undefined : toBuffer(values),
+      temporary,
+    };
   }
 
   private release(batch: Batch): void {
@@ -445,7 +488,10 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   }
 
   /** Reads a counters buffer and the failed list (size, tombstones, failed batch indices). */
-  private async readReport(counters: GPUBuffer, withIndices = true): Promise<{ size: number; tombstones: number; failedCount: number; failed: Uint32Array }> {
+  private async readReport(
+    counters: GPUBuffer,
+    withIndices = true,
+  ): Promise<{ size: number; tombstones: number; failedCount: number; failed: Uint32Array }> {
     const report = this.gpu.pool.acquire(32, BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.report');
     const encoder = this.gpu.device.createCommandEncoder();
     encoder.copyBufferToBuffer(counters, 0, report, 0, 16);
@@ -510,7 +556,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     const limit = this.maxLoadFactor * this.capacityValue;
     if (this.sizeValue + this.tombstoneCount + incoming <= limit) return;
     const needed = this.sizeValue + incoming;
-    const target = needed <= limit ? this.capacityValue : Math.max(this.capacityValue * 2, nextPow2(Math.ceil(needed / this.maxLoadFactor)));
+    const target =
+      needed <= limit ? this.capacityValue : Math.max(this.capacityValue * 2, nextPow2(Math.ceil(needed / this.maxLoadFactor)));
     await this.rehashInto(target);
   }
 
@@ -520,14 +567,21 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     for (let target = capacity; target <= 2 ** 31; target *= 2) {
       // The new table counts into its own counters, so a failed attempt leaves this one intact.
       const slots = this.allocateSlots(target);
-      const counters = this.gpu.pool.acquire(16, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.rehash.counters');
+      const counters = this.gpu.pool.acquire(
+        16,
+        BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+        'linear-probe.rehash.counters',
+      );
       const encoder = this.gpu.device.createCommandEncoder();
       this.gpu.encodeFill(encoder, slots, this.layout.emptyWord, this.layout.wordsPerSlot * target);
       encoder.clearBuffer(counters, 0, 16);
       // Only the count matters here: the list keeps what indices fit.
       this.resetFailedList(encoder, 0);
       const params = this.gpu.uniforms(new Uint32Array([oldCapacity, target - 1, Math.min(this.maxProbesOption, target), 0]));
-      this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), { bindings: [params, slots, oldSlots, counters, this.failedList], invocations: oldCapacity });
+      this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), {
+        bindings: [params, slots, oldSlots, counters, this.failedList],
+        invocations: oldCapacity,
+      });
       this.gpu.pool.release(params);
       this.gpu.submit([encoder.finish()]);
       const report = await this.readReport(counters, false);

@@ -60,7 +60,9 @@ export function expectMatchesModel<K extends number | bigint>(
     const v = values[i] as number;
     const options = allowed.get(k);
     if (options ? !options.has(v) : v !== model.map.get(k)) {
-      throw new Error(`key 0x${k.toString(16)} at index ${i}: value ${v}, expected ${options ? `one of ${[...options].join(', ')}` : model.map.get(k)}`);
+      throw new Error(
+        `key 0x${k.toString(16)} at index ${i}: value ${v}, expected ${options ? `one of ${[...options].join(', ')}` : model.map.get(k)}`,
+      );
     }
     model.map.set(k, v);
   }

@@ -92,7 +92,10 @@ export const stressChecks = defineChecks('linear-probe/stress', [
           const k = batchKeys[i] as number;
           if (ops[i] !== Op.find) continue;
           if (result.status[i] === 1) {
-            expect(stored.get(k)?.has(result.values[i] as number) ?? false, `round ${round}: find of 0x${k.toString(16)} returned ${result.values[i]}, never stored`);
+            expect(
+              stored.get(k)?.has(result.values[i] as number) ?? false,
+              `round ${round}: find of 0x${k.toString(16)} returned ${result.values[i]}, never stored`,
+            );
           } else if (mustHave.has(k)) {
             throw new Error(`round ${round}: key 0x${k.toString(16)} was acknowledged and never erased, but a find missed it`);
           }

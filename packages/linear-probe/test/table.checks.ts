@@ -1,8 +1,8 @@
 import { DestroyedError, InvalidArgumentError } from '@gpuhash/core';
 import { fmix32 } from '@gpuhash/kernels';
-import { type CheckContext, type Rng, defineChecks, expectSameArrays } from '@gpuhash/testing';
+import { type CheckContext, defineChecks, expectSameArrays, type Rng } from '@gpuhash/testing';
 import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
-import { TableModel, expectMatchesModel } from './model';
+import { expectMatchesModel, TableModel } from './model';
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
@@ -199,7 +199,13 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
         model.insert(ins, vals, false);
         await table.insert(ins, vals);
         const { values: got, found } = await table.find(ins);
-        expectMatchesModel(ins, found, got, model, new Map([...new Set(ins)].map((k) => [k, new Set([model.map.get(k) as number, ...vals])])));
+        expectMatchesModel(
+          ins,
+          found,
+          got,
+          model,
+          new Map([...new Set(ins)].map((k) => [k, new Set([model.map.get(k) as number, ...vals])])),
+        );
         const del = pick(rng, keys, 15);
         model.erase(del);
         await table.erase(del);
@@ -281,7 +287,10 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       for (let i = 0; i < conflictKeys.length; i++) {
         if (conflictOps[i] !== Op.find || c.status[i] === 0) continue;
         const k = conflictKeys[i] as number;
-        expect(stored.get(k)?.has(c.values[i] as number) ?? false, `conflicting find of 0x${k.toString(16)} returned ${c.values[i]}, never stored`);
+        expect(
+          stored.get(k)?.has(c.values[i] as number) ?? false,
+          `conflicting find of 0x${k.toString(16)} returned ${c.values[i]}, never stored`,
+        );
       }
       const all = await table.retrieveAll();
       expect(new Set(all.keys).size === all.keys.length, 'a key appears twice after conflicting inserts');

@@ -1,6 +1,6 @@
-import { type CheckContext, type Rng, defineChecks, expectSameArrays } from '@gpuhash/testing';
+import { type CheckContext, defineChecks, expectSameArrays, type Rng } from '@gpuhash/testing';
 import { LinearProbeTable, Op } from '../src';
-import { TableModel, expectMatchesModel } from './model';
+import { expectMatchesModel, TableModel } from './model';
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);

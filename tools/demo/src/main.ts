@@ -36,12 +36,19 @@ const timed = async <T>(label: string, count: number, op: () => Promise<T>) => {
   const t0 = performance.now();
   const result = await op();
   const ms = performance.now() - t0;
-  console.log(`${label.padEnd(22)} ${count.toString().padStart(9)} ops ${ms.toFixed(1).padStart(8)} ms ${(count / ms / 1e3).toFixed(1).padStart(8)} M ops/s`);
+  console.log(
+    `${label.padEnd(22)} ${count.toString().padStart(9)} ops ${ms.toFixed(1).padStart(8)} ms ${(count / ms / 1e3).toFixed(1).padStart(8)} M ops/s`,
+  );
   return result;
 };
 
 let wrong = 0;
-const r = await timed('insert', insertKeys.length, () => table.insert(insertKeys, insertKeys.map((k) => reference.get(k)!)));
+const r = await timed('insert', insertKeys.length, () =>
+  table.insert(
+    insertKeys,
+    insertKeys.map((k) => reference.get(k)!),
+  ),
+);
 if (r.inserted !== reference.size || r.failed.length > 0) wrong++;
 const hits = await timed('find (hits)', insertKeys.length, () => table.find(insertKeys));
 for (let i = 0; i < insertKeys.length; i++) if (!hits.found[i] || hits.values[i] !== reference.get(insertKeys[i]!)) wrong++;

@@ -79,7 +79,9 @@ if (args.json) {
   const report = {
     date: new Date().toISOString(),
     device: gpu.describe(),
-    adapter: adapter ? { vendor: adapter.vendor, architecture: adapter.architecture, device: adapter.device, description: adapter.description } : null,
+    adapter: adapter
+      ? { vendor: adapter.vendor, architecture: adapter.architecture, device: adapter.device, description: adapter.description }
+      : null,
     subgroups: gpu.subgroups,
     scale: args.scale,
     results,

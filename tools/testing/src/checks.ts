@@ -1,5 +1,5 @@
 import type { Gpu } from '@gpuhash/core';
-import { type Rng, createRng, defaultSeed } from './rng';
+import { createRng, defaultSeed, type Rng } from './rng';
 
 /**
  * A GPU check: one behaviour of a kernel asserted against its CPU reference. Checks are plain

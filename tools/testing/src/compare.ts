@@ -16,15 +16,14 @@ export class MismatchError extends Error {
 
 type Numeric = ArrayLike<number>;
 
-export function expectSameArrays(
-  what: string,
-  actual: Numeric,
-  expected: Numeric,
-  inputs: Record<string, Numeric> = {},
-  show = 5,
-): void {
+export function expectSameArrays(what: string, actual: Numeric, expected: Numeric, inputs: Record<string, Numeric> = {}, show = 5): void {
   if (actual.length !== expected.length) {
-    throw new MismatchError(what, Math.abs(actual.length - expected.length), Math.min(actual.length, expected.length), `length ${actual.length}, expected ${expected.length}`);
+    throw new MismatchError(
+      what,
+      Math.abs(actual.length - expected.length),
+      Math.min(actual.length, expected.length),
+      `length ${actual.length}, expected ${expected.length}`,
+    );
   }
   const bad: number[] = [];
   let count = 0;

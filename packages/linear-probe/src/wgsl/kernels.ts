@@ -59,11 +59,13 @@ export interface InsertFlavour {
   assign: boolean;
   /** Reuse tombstones (two-pass insert); only when the table has some. */
   reuseTombs: boolean;
+  /** Claim by CAS on every probed slot (the paper's insert) instead of load, then CAS. Default true. */
+  blindCas?: boolean;
 }
 
 /** Bindings: params, slots (atomic), keys, values, counters, failed. */
 export function insertKernel(L: KeyLayout, f: InsertFlavour): Kernel {
-  return kernel('insert', L, `assign=${f.assign},tombs=${f.reuseTombs}`, () =>
+  return kernel('insert', L, `assign=${f.assign},tombs=${f.reuseTombs},blind=${f.blindCas ?? true}`, () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -86,7 +88,10 @@ ${entry} {
   }
   flush_tallies(lid, added, untombed, 0u);
 }`,
-      { modules: [gridModule, L.protocol], constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false } },
+      {
+        modules: [gridModule, L.protocol],
+        constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false, BLIND_CAS: f.blindCas ?? true },
+      },
     ),
   );
 }
@@ -133,7 +138,7 @@ ${entry} {
   }
   flush_tallies(lid, 0u, 0u, erased);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
     ),
   );
 }
@@ -179,7 +184,7 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, erased);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true, BLIND_CAS: false } },
     ),
   );
 }
@@ -209,7 +214,7 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false } },
+      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
     ),
   );
 }

@@ -42,7 +42,7 @@ fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
  * Keys never move, so a probe sequence only ever grows until a rehash.
  *
  * Needs, from the including kernel: `params` (Params), `slots` (array<atomic<u32>>) and the
- * constants REUSE_TOMBS and PUBLISH_BUSY (bool).
+ * constants REUSE_TOMBS, PUBLISH_BUSY and BLIND_CAS (bool).
  */
 export const slotsU32Module = wgslModule(
   'linear-probe.slots-u32',
@@ -81,7 +81,20 @@ fn lp_insert(key: u32, value: u32, assign: bool) -> u32 {
       }
       return FAILED;
     }
-    let k = atomicLoad(&slots[2u * slot]);
+    var k: u32;
+    if (BLIND_CAS && !REUSE_TOMBS && !PUBLISH_BUSY) {
+      // The paper's insert: CAS every probed slot; a failed CAS returns what the slot holds,
+      // so no separate load is needed (one atomic per probe instead of two on the claim).
+      let r = atomicCompareExchangeWeak(&slots[2u * slot], EMPTY, key);
+      if (r.exchanged) {
+        atomicStore(&slots[2u * slot + 1u], value);
+        return INSERTED;
+      }
+      k = r.old_value;
+      if (k == EMPTY) { continue; } // spurious failure
+    } else {
+      k = atomicLoad(&slots[2u * slot]);
+    }
     if (k == key) {
       if (assign) { atomicStore(&slots[2u * slot + 1u], value); }
       return EXISTED;

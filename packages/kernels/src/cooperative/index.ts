@@ -1,0 +1,16 @@
+export type { LaneMask } from './mask';
+export {
+  CG_NO_LANE,
+  emptyMask,
+  laneMaskModule,
+  maskBelow,
+  maskFirstLane,
+  maskHas,
+  maskLane,
+  maskPopcount,
+  maskRank,
+  maskShr,
+} from './mask';
+export { ballotModel, LaneGrouping } from './model';
+export type { CooperativeOptions } from './module';
+export { cooperativeEntryParams, cooperativeModule } from './module';
