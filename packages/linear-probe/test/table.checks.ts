@@ -1,4 +1,4 @@
-import { DestroyedError, InvalidArgumentError } from '@gpuhash/core';
+import { DestroyedError, InvalidArgumentError, LimitExceededError } from '@gpuhash/core';
 import { fmix32 } from '@gpuhash/kernels';
 import { type CheckContext, defineChecks, expectSameArrays, type Rng } from '@gpuhash/testing';
 import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
@@ -327,6 +327,10 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       error = undefined;
       await table.find(new Uint32Array([1])).catch((e) => (error = e));
       expect(error instanceof DestroyedError, `after destroy: ${error}`);
+      // 2^30 slots of 8 bytes exceed every device's binding limit: refused up front, typed.
+      error = undefined;
+      await LinearProbeTable.create(gpu, { capacity: 2 ** 30 }).catch((e) => (error = e));
+      expect(error instanceof LimitExceededError && /linear-probe\.slots/.test(error.message), `over the limit: ${error}`);
     },
   },
 ]);
