@@ -19,6 +19,11 @@ import { u32Layout } from './wgsl/layout-u32';
 import { u64Layout } from './wgsl/layout-u64';
 
 const MIN_CAPACITY = 64;
+/**
+ * Kernels that tally (insert, erase, apply, rehash) flush one global atomic per workgroup; capping
+ * the grid (the kernels grid-stride) keeps that to a few thousand atomics however large the batch.
+ */
+const TALLY_WORKGROUPS = 16_384;
 
 function nextPow2(n: number): number {
   let c = MIN_CAPACITY;
@@ -169,7 +174,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       const before = this.sizeValue;
       const encoder = this.gpu.device.createCommandEncoder();
       this.resetFailedList(encoder, batch.n);
-      this.dispatch(encoder, eraseKernel(this.layout), batch.n, [this.slots, batch.keys, this.counters, this.failedList]);
+      this.dispatch(encoder, eraseKernel(this.layout), batch.n, [this.slots, batch.keys, this.counters, this.failedList], 0, TALLY_WORKGROUPS);
       this.gpu.submit([encoder.finish()]);
       this.release(batch);
       const failed = await this.refresh();
@@ -344,7 +349,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       reuseTombs: this.tombstoneCount > 0,
       blindCas: options.blindCas,
     });
-    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, undefined, options.timestampWrites);
+    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, TALLY_WORKGROUPS, options.timestampWrites);
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
@@ -364,7 +369,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failedList], 0, undefined, timestampWrites);
+    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failedList], 0, TALLY_WORKGROUPS, timestampWrites);
   }
 
   /** A mixed batch; `out` receives (value, status) per op. */
@@ -385,7 +390,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       n,
       [this.slots, ops, keys, values, out, this.counters, this.failedList],
       0,
-      undefined,
+      TALLY_WORKGROUPS,
       timestampWrites,
     );
   }
@@ -581,6 +586,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), {
         bindings: [params, slots, oldSlots, counters, this.failedList],
         invocations: oldCapacity,
+        maxWorkgroups: TALLY_WORKGROUPS,
       });
       this.gpu.pool.release(params);
       this.gpu.submit([encoder.finish()]);

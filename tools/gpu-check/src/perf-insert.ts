@@ -1,0 +1,110 @@
+/**
+ * Linear-probe insert variants on one device, for choosing the default: the paper's blind CAS vs
+ * load-then-CAS, at loads 0.5 and 0.9 of 2^LOG slots, with find hits and misses and a random
+ * 4-byte gather as the roofline. GPU time of back-to-back passes in one submission, median of 5.
+ *   node perf-insert.mjs [log2Capacity=27]
+ */
+import { BufferUsage, type Kernel, requestGpu } from '@gpuhash/core';
+import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
+import { LinearProbeTable } from '@gpuhash/linear-probe';
+
+const log = Number(process.argv[2] ?? 27);
+const capacity = 2 ** log;
+const gpu = await requestGpu({ allowSoftware: true });
+console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+const gatherKernel: Kernel = {
+  name: 'perf.gather',
+  workgroupSize: 256,
+  source: composeWgsl(
+    `
+struct P { n: u32, mask: u32, a: u32, b: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = grid_thread(wid, nwg, lid, 256u); i < p.n; i += grid_threads(nwg, 256u)) {
+    dst[i] = src[hash_fmix32(i ^ p.a) & p.mask];
+  }
+}`,
+    { modules: [gridModule, fmix32Module] },
+  ),
+};
+
+async function timePasses(label: string, reps: number, encode: (enc: GPUCommandEncoder, ts: GPUComputePassTimestampWrites | undefined, rep: number) => void): Promise<number> {
+  const timer = gpu.createTimer(2 * reps + 2);
+  const enc = gpu.device.createCommandEncoder();
+  encode(enc, undefined, -1); // warm-up
+  for (let r = 0; r < reps; r++) encode(enc, timer.slot(`${label}#${r}`), r);
+  timer.resolve(enc);
+  gpu.submit([enc.finish()]);
+  timer.submitted();
+  const t = await timer.read();
+  timer.destroy();
+  return median(t.passes.map((p) => p.ms));
+}
+
+// Roofline: random 4-byte gather over a 1 GiB (or smaller) buffer.
+const gatherWords = Math.min(2 ** 28, gpu.limits.maxStorageBufferBindingSize / 4, 4 * capacity);
+const src = gpu.createBuffer(gatherWords * 4, 'perf.src');
+const n = capacity;
+const dst = gpu.createBuffer(n * 4, 'perf.dst');
+const gp = gpu.uniforms(new Uint32Array([n, gatherWords - 1, 7, 0]));
+const gatherMs = await timePasses('gather', 5, (enc, ts) => gpu.encodeDispatch(enc, gatherKernel, { bindings: [gp, src, dst], invocations: n }, ts));
+const gatherRate = n / gatherMs / 1e6;
+console.log(`gather4: ${gatherRate.toFixed(2)} G/s`);
+src.destroy();
+
+const reserved = (k: number) => k >= 0xfffffffd;
+const maxKeys = Math.floor(capacity * 0.9);
+const keys = new Uint32Array(maxKeys);
+const misses = new Uint32Array(maxKeys);
+for (let j = 0, i = 0; i < maxKeys; j++) {
+  const k = fmix32(2 * j + 1);
+  const m = fmix32(2 * j + 2);
+  if (reserved(k) || reserved(m)) continue;
+  keys[i] = k;
+  misses[i] = m;
+  i++;
+}
+const keyBuf = gpu.upload(keys).buffer;
+const missBuf = gpu.upload(misses).buffer;
+const valBuf = gpu.upload(keys.map((k) => k ^ 0x55)).buffer;
+const outV = gpu.createBuffer(maxKeys * 4, 'perf.outV');
+const outF = gpu.createBuffer(maxKeys * 4, 'perf.outF');
+const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1 });
+
+const rows: string[] = [];
+for (const load of [0.5, 0.75, 0.9]) {
+  const count = Math.floor(capacity * load);
+  for (const blindCas of [true, false]) {
+    const ms = await timePasses('insert', 5, (enc, ts) => {
+      table.encodeClear(enc);
+      table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas });
+    });
+    await table.sync();
+    if (table.size !== count) throw new Error(`insert at ${load}: size ${table.size}, expected ${count}`);
+    const rate = count / ms / 1e6;
+    rows.push(`insert ${blindCas ? 'blind-cas' : 'load-cas '} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)`);
+  }
+  for (const [what, buf] of [
+    ['find-hit ', keyBuf],
+    ['find-miss', missBuf],
+  ] as const) {
+    const ms = await timePasses(what, 5, (enc, ts) => table.encodeFind(enc, buf, count, outV, outF, ts));
+    const found = new Uint32Array(await gpu.readBytes(outF, 0, count * 4));
+    const want = what.startsWith('find-hit') ? 1 : 0;
+    let wrong = 0;
+    for (let i = 0; i < count; i++) if (found[i] !== want) wrong++;
+    const rate = count / ms / 1e6;
+    rows.push(`${what} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)${wrong ? ` WRONG ${wrong}` : ''}`);
+  }
+  const stats = await table.stats();
+  rows.push(`  stats at ${load}: avg probe ${stats.averageProbeLength.toFixed(2)}, max ${stats.maxProbeLength}`);
+}
+for (const r of rows) console.log(r);
+table.destroy();
+gpu.destroy();
