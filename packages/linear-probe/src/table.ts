@@ -174,7 +174,14 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       const before = this.sizeValue;
       const encoder = this.gpu.device.createCommandEncoder();
       this.resetFailedList(encoder, batch.n);
-      this.dispatch(encoder, eraseKernel(this.layout), batch.n, [this.slots, batch.keys, this.counters, this.failedList], 0, TALLY_WORKGROUPS);
+      this.dispatch(
+        encoder,
+        eraseKernel(this.layout),
+        batch.n,
+        [this.slots, batch.keys, this.counters, this.failedList],
+        0,
+        TALLY_WORKGROUPS,
+      );
       this.gpu.submit([encoder.finish()]);
       this.release(batch);
       const failed = await this.refresh();
@@ -349,7 +356,15 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       reuseTombs: this.tombstoneCount > 0,
       blindCas: options.blindCas,
     });
-    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, TALLY_WORKGROUPS, options.timestampWrites);
+    this.dispatch(
+      encoder,
+      kernel,
+      n,
+      [this.slots, keys, values, this.counters, this.failedList],
+      0,
+      TALLY_WORKGROUPS,
+      options.timestampWrites,
+    );
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
@@ -369,7 +384,15 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failedList], 0, TALLY_WORKGROUPS, timestampWrites);
+    this.dispatch(
+      encoder,
+      eraseKernel(this.layout),
+      n,
+      [this.slots, keys, this.counters, this.failedList],
+      0,
+      TALLY_WORKGROUPS,
+      timestampWrites,
+    );
   }
 
   /** A mixed batch; `out` receives (value, status) per op. */

@@ -4,7 +4,7 @@
  * 4-byte gather as the roofline. GPU time of back-to-back passes in one submission, median of 5.
  *   node perf-insert.mjs [log2Capacity=27]
  */
-import { BufferUsage, type Kernel, requestGpu } from '@gpuhash/core';
+import { type Kernel, requestGpu } from '@gpuhash/core';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { LinearProbeTable } from '@gpuhash/linear-probe';
 
@@ -34,7 +34,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
-async function timePasses(label: string, reps: number, encode: (enc: GPUCommandEncoder, ts: GPUComputePassTimestampWrites | undefined, rep: number) => void): Promise<number> {
+async function timePasses(
+  label: string,
+  reps: number,
+  encode: (enc: GPUCommandEncoder, ts: GPUComputePassTimestampWrites | undefined, rep: number) => void,
+): Promise<number> {
   const timer = gpu.createTimer(2 * reps + 2);
   const enc = gpu.device.createCommandEncoder();
   encode(enc, undefined, -1); // warm-up
@@ -53,7 +57,9 @@ const src = gpu.createBuffer(gatherWords * 4, 'perf.src');
 const n = capacity;
 const dst = gpu.createBuffer(n * 4, 'perf.dst');
 const gp = gpu.uniforms(new Uint32Array([n, gatherWords - 1, 7, 0]));
-const gatherMs = await timePasses('gather', 5, (enc, ts) => gpu.encodeDispatch(enc, gatherKernel, { bindings: [gp, src, dst], invocations: n }, ts));
+const gatherMs = await timePasses('gather', 5, (enc, ts) =>
+  gpu.encodeDispatch(enc, gatherKernel, { bindings: [gp, src, dst], invocations: n }, ts),
+);
 const gatherRate = n / gatherMs / 1e6;
 console.log(`gather4: ${gatherRate.toFixed(2)} G/s`);
 src.destroy();
@@ -88,7 +94,9 @@ for (const load of [0.5, 0.75, 0.9]) {
     await table.sync();
     if (table.size !== count) throw new Error(`insert at ${load}: size ${table.size}, expected ${count}`);
     const rate = count / ms / 1e6;
-    rows.push(`insert ${blindCas ? 'blind-cas' : 'load-cas '} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)`);
+    rows.push(
+      `insert ${blindCas ? 'blind-cas' : 'load-cas '} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)`,
+    );
   }
   for (const [what, buf] of [
     ['find-hit ', keyBuf],
@@ -100,7 +108,9 @@ for (const load of [0.5, 0.75, 0.9]) {
     let wrong = 0;
     for (let i = 0; i < count; i++) if (found[i] !== want) wrong++;
     const rate = count / ms / 1e6;
-    rows.push(`${what} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)${wrong ? ` WRONG ${wrong}` : ''}`);
+    rows.push(
+      `${what} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)${wrong ? ` WRONG ${wrong}` : ''}`,
+    );
   }
   const stats = await table.stats();
   rows.push(`  stats at ${load}: avg probe ${stats.averageProbeLength.toFixed(2)}, max ${stats.maxProbeLength}`);

@@ -1,0 +1,20 @@
+import type { Theme } from 'vitepress';
+import DefaultTheme from 'vitepress/theme';
+import BenchResults from './components/BenchResults.vue';
+import DeviceInfo from './components/DeviceInfo.vue';
+import Playground from './components/Playground.vue';
+import ProbeDiagram from './components/ProbeDiagram.vue';
+import TwinCheck from './components/TwinCheck.vue';
+import './custom.css';
+
+// The default theme plus the site's own components, available in every page's markdown.
+export default {
+  extends: DefaultTheme,
+  enhanceApp({ app }) {
+    app.component('Playground', Playground);
+    app.component('BenchResults', BenchResults);
+    app.component('ProbeDiagram', ProbeDiagram);
+    app.component('DeviceInfo', DeviceInfo);
+    app.component('TwinCheck', TwinCheck);
+  },
+} satisfies Theme;

@@ -1,0 +1,63 @@
+import type { Gpu } from '@gpuhash/core';
+import { hitStream, valuesFor } from './keys';
+import { MixedOp, type TableChoice } from './tables';
+import { type RunResult, type RunSpec, runWorkload, type StepResult } from './workloads';
+
+let shared: Promise<Gpu> | undefined;
+
+/** One device for the whole page: every playground on it shares the compiled pipelines. */
+export function sharedGpu(): Promise<Gpu> {
+  shared ??= import('@gpuhash/core')
+    .then(({ requestGpu }) => requestGpu())
+    .then(
+      (gpu) => {
+        gpu.onLost(() => {
+          shared = undefined;
+        });
+        return gpu;
+      },
+      (error: unknown) => {
+        shared = undefined;
+        throw error;
+      },
+    );
+  return shared;
+}
+
+const warmed = new WeakMap<Gpu, Set<string>>();
+
+/** Runs every operation once on a small table so that shader compilation is not timed. */
+async function warmUp(gpu: Gpu, choice: TableChoice): Promise<void> {
+  const done = warmed.get(gpu) ?? new Set<string>();
+  warmed.set(gpu, done);
+  if (done.has(choice.id) || !choice.create) return;
+  const table = await choice.create(gpu, 1024);
+  const keys = hitStream().take(64);
+  await table.insert(keys, valuesFor(keys));
+  await table.find(keys);
+  await table.apply?.(new Uint8Array(64).fill(MixedOp.find), keys, valuesFor(keys));
+  await table.erase(keys);
+  await table.insert(keys, valuesFor(keys)); // inserts that reuse tombstones compile another variant
+  table.destroy();
+  done.add(choice.id);
+}
+
+export interface BrowserRun {
+  device: string;
+  software: boolean;
+  result: RunResult;
+}
+
+/** Runs a workload on the visitor's GPU: a fresh table per run, destroyed afterwards. */
+export async function runInBrowser(choice: TableChoice, spec: RunSpec, onStep: (s: StepResult) => void): Promise<BrowserRun> {
+  if (!choice.create) throw new Error(`${choice.name} is not released yet`);
+  const gpu = await sharedGpu();
+  await warmUp(gpu, choice);
+  const table = await choice.create(gpu, spec.capacity);
+  try {
+    const result = await runWorkload(table, spec, { now: () => performance.now(), onStep });
+    return { device: gpu.describe(), software: gpu.isSoftware, result };
+  } finally {
+    table.destroy();
+  }
+}

@@ -1,0 +1,256 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, newSiteContext, type PageProblems, readValue } from './support/browser';
+import { buildSite } from './support/build';
+import { BENCH_RESULTS_DIR, SCREENSHOTS_DIR, SITE_DIR } from './support/paths';
+import { type StaticSite, serveStatic } from './support/server';
+
+// The built site in real headless Chromium, with WebGPU on SwiftShader: every page loads cleanly,
+// and the playground's numbers are checked against values this test works out on its own.
+
+const PAGES = [
+  { path: '/', heading: 'gpuhash' },
+  { path: '/getting-started.html', heading: 'Getting started' },
+  { path: '/guides/linear-probe.html', heading: 'linear-probe' },
+  { path: '/guides/core.html', heading: 'core' },
+  { path: '/guides/kernels.html', heading: 'kernels' },
+  { path: '/api/', heading: 'API reference' },
+  { path: '/api/core.html', heading: '@gpuhash/core' },
+  { path: '/api/kernels.html', heading: '@gpuhash/kernels' },
+  { path: '/api/linear-probe.html', heading: '@gpuhash/linear-probe' },
+  { path: '/benchmarks.html', heading: 'Benchmarks' },
+  { path: '/playground.html', heading: 'Playground' },
+];
+
+let site: StaticSite;
+let browser: Browser;
+
+beforeAll(async () => {
+  const build = await buildSite();
+  console.log(build.reused ? 'docs: reusing the existing build' : `docs: site built in ${(build.ms / 1000).toFixed(1)}s`);
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  site = await serveStatic(SITE_DIR);
+  browser = await launchChromium();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+function expectClean(problems: PageProblems): void {
+  expect(problems, 'console errors, exceptions, failed/4xx requests or off-site requests').toEqual({
+    console: [],
+    exceptions: [],
+    failedRequests: [],
+    badResponses: [],
+    offsite: [],
+  });
+}
+
+async function open(page: Page, path: string): Promise<void> {
+  // networkidle: VitePress prefetches the pages linked from this one; leaving before they arrive
+  // would abort them and blur real failures.
+  const response = await page.goto(`${site.url}${path}`, { waitUntil: 'networkidle' });
+  expect(response?.status(), `HTTP status of ${path}`).toBe(200);
+  // Hydration done: VitePress's client has taken over the page.
+  await page.waitForFunction(() => Boolean(document.querySelector('#app')?.hasChildNodes()));
+}
+
+async function shoot(page: Page, name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png`, fullPage });
+}
+
+describe('the docs site in Chromium', () => {
+  it('serves every main page with status 200, no console errors and no off-site requests', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    for (const { path, heading } of PAGES) {
+      await open(page, path);
+      await expect.poll(() => page.locator('h1').first().textContent(), { message: `h1 of ${path}` }).toContain(heading);
+    }
+    await open(page, '/');
+    await shoot(page, 'home');
+    await open(page, '/api/linear-probe.html');
+    await shoot(page, 'api-linear-probe', false); // the reference is long: its first screen
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('links every page of the sidebar to a page that exists', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/getting-started.html');
+    const links = await page.locator('.VPSidebar a[href]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(links.length).toBeGreaterThanOrEqual(10);
+    for (const href of new Set(links)) {
+      const response = await page.request.get(href);
+      expect(response.status(), href).toBe(200);
+    }
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('runs the playground on SwiftShader and shows exactly the right numbers', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/playground.html');
+    const playground = page.getByTestId('playground');
+    await expect.poll(() => playground.getAttribute('data-state')).toBe('idle');
+
+    const capacity = 1 << 12;
+    const n = 1 << 11;
+    const run = async (workload: string) => {
+      await page.getByTestId('pg-table').selectOption('linear-probe');
+      await page.getByTestId('pg-capacity').selectOption(String(capacity));
+      await page.getByTestId('pg-workload').selectOption(workload);
+      await page.getByTestId('pg-size').fill(String(n));
+      await page.getByTestId('pg-run').click();
+      await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toMatch(/done|error/);
+      const error = (await page.getByTestId('pg-error').count()) ? await page.getByTestId('pg-error').textContent() : '';
+      expect(error, `${workload} failed`).toBe('');
+      return {
+        capacity: await readValue(page, 'pg-capacity-result'),
+        size: await readValue(page, 'pg-size-result'),
+        load: await readValue(page, 'pg-load'),
+        found: await readValue(page, 'pg-found'),
+        expectedFound: await readValue(page, 'pg-expected-found'),
+        mismatches: await readValue(page, 'pg-mismatches'),
+        ops: await readValue(page, 'pg-ops'),
+        throughput: await readValue(page, 'pg-throughput'),
+        points: Number(await page.getByTestId('pg-chart').getAttribute('data-points')),
+        loadText: (await page.getByTestId('pg-load').textContent()) ?? '',
+      };
+    };
+
+    // Bulk insert of n keys into C slots: every key found afterwards, load n / C exactly.
+    const insert = await run('insert');
+    expect(insert).toMatchObject({ capacity, size: n, load: n / capacity, found: n, expectedFound: n, mismatches: 0, ops: n, points: 16 });
+    expect(insert.loadText).toContain('0.5000');
+    expect(insert.throughput).toBeGreaterThan(0);
+
+    const hits = await run('find-hits');
+    expect(hits).toMatchObject({ capacity, size: n, load: 0.5, found: n, expectedFound: n, mismatches: 0, ops: n, points: 16 });
+    await shoot(page, 'playground-find-hits');
+
+    const misses = await run('find-misses');
+    expect(misses).toMatchObject({ capacity, size: n, load: 0.5, found: 0, expectedFound: 0, mismatches: 0, ops: n, points: 16 });
+
+    // Mixed: n/2 keys first, then 16 batches of n/16 ops: 30% finds and 20% erases (rounded
+    // down) of present keys, the rest inserts of new keys.
+    const batch = n / 16;
+    const finds = Math.floor(0.3 * batch);
+    const erases = Math.floor(0.2 * batch);
+    const inserts = batch - finds - erases;
+    const live = n / 2 + 16 * (inserts - erases);
+    const mixed = await run('mixed');
+    expect(mixed).toMatchObject({
+      capacity,
+      size: live,
+      load: live / capacity,
+      found: 16 * finds,
+      expectedFound: 16 * finds,
+      mismatches: 0,
+      ops: n,
+    });
+    await shoot(page, 'playground-mixed');
+
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('runs the live example embedded in the linear-probe guide', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/linear-probe.html');
+    const example = page.getByTestId('playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('pg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await readValue(page, 'pg-found')).toBe(2048);
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    expect(await readValue(page, 'pg-load')).toBe(0.5);
+    await shoot(page, 'guide-linear-probe');
+    await page.locator('.probe-diagram').screenshot({ path: `${SCREENSHOTS_DIR}/guide-probe-diagram.png` });
+    await example.screenshot({ path: `${SCREENSHOTS_DIR}/guide-live-example.png` });
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('runs the live examples of the core and kernels guides', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/core.html');
+    const device = page.getByTestId('device-info');
+    await expect.poll(() => device.getAttribute('data-state')).toBe('idle');
+    await page.getByTestId('device-detect').click();
+    await expect.poll(() => device.getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+    expect((await page.getByTestId('device-description').textContent())?.toLowerCase()).toContain('swiftshader');
+    expect(await page.getByTestId('device-software').textContent()).toBe('true');
+
+    await open(page, '/guides/kernels.html');
+    const twins = page.getByTestId('twin-check');
+    for (const hash of ['fmix32', 'jenkins', 'xxhash32']) {
+      await expect.poll(() => twins.getAttribute('data-state')).toMatch(/idle|done/);
+      await page.getByTestId('twin-hash').selectOption(hash);
+      await page.getByTestId('twin-run').click();
+      await expect.poll(() => twins.getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+      expect(await readValue(page, 'twin-mismatches'), `${hash}: GPU and CPU twin differ`).toBe(0);
+    }
+    await twins.screenshot({ path: `${SCREENSHOTS_DIR}/guide-kernels-twins.png` });
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('says plainly when the browser has no WebGPU, and which browsers would work', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url, { withoutWebGpu: true });
+    const page = await context.newPage();
+    await open(page, '/playground.html');
+    await expect.poll(() => page.getByTestId('playground').getAttribute('data-state')).toBe('unsupported');
+    const message = (await page.getByTestId('pg-no-webgpu').textContent()) ?? '';
+    expect(message).toContain('WebGPU is not available');
+    expect(message).toMatch(/Chrome/);
+    expect(message).toMatch(/Safari/);
+    expect(await page.getByTestId('pg-run').count()).toBe(0);
+    await shoot(page, 'playground-no-webgpu');
+    for (const guide of ['linear-probe', 'core', 'kernels']) {
+      await open(page, `/guides/${guide}.html`);
+      await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
+    }
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('renders the committed benchmark results, or says there are none yet', async () => {
+    const files = readdirSafe(BENCH_RESULTS_DIR).filter((f) => f.endsWith('.json'));
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/benchmarks.html');
+    if (files.length === 0) {
+      await expect.poll(() => page.getByTestId('bench-empty').textContent()).toContain('No committed results yet');
+      expect(await page.getByTestId('bench-empty').textContent()).toContain('pnpm bench');
+    } else {
+      // Every result with a throughput appears as a row, with its number.
+      const expected = files.flatMap((f) => {
+        const json = JSON.parse(readFileSync(`${BENCH_RESULTS_DIR}${f}`, 'utf8')) as { results?: { gops?: unknown }[] };
+        return (json.results ?? []).filter((r) => typeof r.gops === 'number').map((r) => r.gops as number);
+      });
+      const shown = await page.getByTestId('bench-gops').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
+      const numeric = (a: number, b: number) => a - b;
+      expect(shown.sort(numeric)).toEqual(expected.sort(numeric));
+      expect(await page.getByTestId('bench-chart').count()).toBeGreaterThan(0);
+    }
+    await shoot(page, 'benchmarks');
+    await context.close();
+    expectClean(problems);
+  });
+});
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
