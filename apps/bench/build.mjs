@@ -1,0 +1,22 @@
+// Bundles the benchmark CLI into one ESM file (webgpu external) for `node dist/gpuhash-bench.mjs`
+// here and for ../shared/gpu-host/pack.sh on a GPU host without Node tooling.
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { workspaceAliases } from '../../workspace-aliases.mjs';
+
+// Paths relative to this file, so the build works from any working directory.
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+await build({
+  entryPoints: [here('src/cli.ts')],
+  outfile: here('dist/gpuhash-bench.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['webgpu'],
+  alias: workspaceAliases(),
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning',
+});
+console.log('wrote dist/gpuhash-bench.mjs');

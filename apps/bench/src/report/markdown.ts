@@ -1,0 +1,95 @@
+import type { BenchReport, ResultRow } from '../results';
+import { count, loadText, percent, sig3 } from './format';
+
+function table(headers: string[], rows: string[][], align: Array<'l' | 'r'>): string {
+  const escapePipes = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${align.map((a) => (a === 'r' ? '---:' : ':---')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(escapePipes).join(' | ')} |`),
+  ].join('\n');
+}
+
+function rowCells(r: ResultRow): string[] {
+  return [
+    r.table,
+    loadText(r),
+    r.operation,
+    count(r.ops),
+    sig3(r.gpuMs?.median),
+    percent(r.gpuMs?.spread),
+    sig3(r.gops),
+    percent(r.shareOfGather),
+    sig3(r.e2eMs?.median),
+    r.ok ? 'ok' : `**FAIL**: ${r.note ?? ''}`,
+  ];
+}
+
+/** The results as markdown: settings, rooflines, then one table per workload. */
+export function formatMarkdown(report: BenchReport): string {
+  const d = report.device;
+  const r = report.roofline;
+  const out: string[] = [
+    `# gpuhash-bench: ${report.suite} suite`,
+    '',
+    `- date: ${report.date}`,
+    `- revision: \`${report.git.revision}\`${report.git.dirty ? ' (uncommitted changes)' : ''}`,
+    `- device: ${d.description}`,
+    `- driver: ${d.driver || 'unknown'}; subgroups ${d.subgroups ? `${d.subgroupMinSize}-${d.subgroupMaxSize}` : 'no'}`,
+    `- table capacity: 2^${Math.log2(report.capacity)} slots; ${report.reps} timed reps after ${report.warmup} warm-up, back to back in one submission`,
+    `- keys: fmix32(2j+1), misses fmix32(2j+2)${report.keys.distribution === 'zipf' ? `, find-hit queries Zipf(${report.keys.zipfExponent})` : ''}`,
+    '',
+    '## Memory rooflines',
+    '',
+    table(
+      ['kernel', 'ops', 'GPU ms', 'spread', 'G ops/s', 'GB/s'],
+      [
+        ['random 4-byte gather', r.gather4],
+        ['random 128-byte line gather', r.gather128],
+        ['sequential copy (16-byte vectors, read + write)', r.copy],
+      ].map(([name, k]) => {
+        const x = k as typeof r.gather4;
+        return [
+          name as string,
+          count(x.ops),
+          sig3(x.gpuMs.median),
+          percent(x.gpuMs.spread),
+          sig3(x.opsPerSecond / 1e9),
+          sig3(x.gbPerSecond),
+        ];
+      }),
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  ];
+  const workloads = [...new Set(report.results.map((x) => x.workload))];
+  for (const w of workloads) {
+    const rows = report.results.filter((x) => x.workload === w);
+    out.push('', `## ${w}`, '');
+    out.push(
+      table(['table', 'load', 'op', 'ops', 'GPU ms', 'spread', 'G ops/s', 'of gather', 'e2e ms', 'ok'], rows.map(rowCells), [
+        'l',
+        'r',
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'l',
+      ]),
+    );
+    const notes = [...new Set(rows.filter((x) => x.ok && x.note).map((x) => x.note as string))];
+    if (notes.length > 0 && notes.length <= 3) out.push('', ...notes.map((n) => `- ${n}`));
+  }
+  if (report.skipped.length > 0) {
+    out.push('', '## Skipped', '');
+    for (const s of report.skipped) out.push(`- ${s.table} ${s.workload}${s.load !== undefined ? ` at load ${s.load}` : ''}: ${s.note}`);
+  }
+  out.push(
+    '',
+    "GPU ms: median of the timed repetitions (timestamp queries); spread: (max - min) / median; of gather: throughput as a share of the random 4-byte gather rate; e2e ms: host arrays to the device and back through the table's host API.",
+    '',
+  );
+  return out.join('\n');
+}

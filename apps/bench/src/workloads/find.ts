@@ -1,0 +1,72 @@
+import { verifyFind } from '../gpu/streams';
+import { samplesOf } from '../gpu/time-reps';
+import { checkFindAnswers } from '../keys';
+import {
+  buildTable,
+  generate,
+  keyCount,
+  makeRow,
+  timeHost,
+  timeWorkload,
+  verdictProblems,
+  type Workload,
+  type WorkloadContext,
+} from './context';
+
+const ZIPF_SEED = 0x1b873593;
+
+/** The query keys of a find workload on the device: hits, Zipf-drawn hits (into scratch), or misses. */
+async function queries(ctx: WorkloadContext, kind: 'hit' | 'miss', n: number): Promise<GPUBuffer> {
+  if (kind === 'miss') return ctx.keys.missKeys;
+  if (ctx.zipf === null) return ctx.keys.hitKeys;
+  await generate(ctx, { n, start: 0, zipf: { s: ctx.zipf, range: n, seed: ZIPF_SEED } }, ctx.keys.scratch);
+  return ctx.keys.scratch;
+}
+
+/**
+ * Finds against a table built (untimed) to the load factor: `find-hit` looks up every inserted key
+ * (or as many Zipf-drawn ones with --zipf), `find-miss` as many keys that were never inserted.
+ */
+function findWorkload(kind: 'hit' | 'miss'): Workload {
+  const name = `find-${kind}`;
+  return {
+    name,
+    group: 'find',
+    description: kind === 'hit' ? 'look up keys that are present' : 'look up keys that are absent',
+    requires: ['insert', 'find'],
+    perLoad: true,
+    async run(ctx, load) {
+      const n = keyCount(ctx, load);
+      const { table, keys, gpu } = ctx;
+      await buildTable(ctx, n);
+      const q = await queries(ctx, kind, n);
+      const times = await timeWorkload(ctx, `bench.${name}`, (encoder, time) => {
+        table.encodeFind(encoder, q, n, keys.outValues, keys.outFound, time('find'));
+      });
+      const expectation = { n, foundFrom: 0, foundTo: kind === 'hit' ? n : 0 };
+      const problems = verdictProblems('find', n, await verifyFind(gpu, expectation, q, keys.outValues, keys.outFound));
+      const note = kind === 'hit' && ctx.zipf !== null ? `Zipf(${ctx.zipf}) queries` : undefined;
+      return [makeRow(ctx, { workload: name, load, operation: 'find', ops: n, samples: samplesOf(times, 'find'), problems, note })];
+    },
+    // Host keys in, upload, find, values and flags back; answers checked on the host.
+    async endToEnd(ctx, load) {
+      const host = ctx.table.host;
+      if (!host) throw new Error(`${ctx.entry.name} has no host API`);
+      const n = keyCount(ctx, load);
+      await buildTable(ctx, n);
+      const all = await ctx.hostKeys();
+      let hostQueries = (kind === 'hit' ? all.keys : all.misses).subarray(0, n);
+      if (kind === 'hit' && ctx.zipf !== null)
+        hostQueries = new Uint32Array(await ctx.gpu.readBytes(await queries(ctx, kind, n), 0, 4 * n));
+      let answers: { values: Uint32Array; found: Uint8Array } | undefined;
+      const stats = await timeHost(ctx, async () => {
+        answers = await host.find(hostQueries);
+      });
+      const verdict = answers ? checkFindAnswers(hostQueries, answers, n) : { wrong: n, firstWrong: 0 };
+      return { stats, problems: verdictProblems('find', n, verdict) };
+    },
+  };
+}
+
+export const findHit = findWorkload('hit');
+export const findMiss = findWorkload('miss');

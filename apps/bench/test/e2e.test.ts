@@ -1,0 +1,120 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Gpu } from '@gpuhash/core';
+import { testGpu } from '@gpuhash/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main';
+import { type BenchReport, validateReport } from '../src/results';
+import { linearProbe } from '../src/tables/linear-probe';
+import type { TableEntry } from '../src/tables/types';
+import { checkXml } from './xml';
+
+let gpu: Gpu;
+const dir = mkdtempSync(join(tmpdir(), 'gpuhash-bench-'));
+
+beforeAll(async () => {
+  gpu = await testGpu();
+});
+
+async function run(argv: string[], tables?: TableEntry[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await main(['--capacity-log2', '12', '--reps', '2', '--git-revision', 'test-rev', ...argv], {
+    gpu,
+    tables,
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    stderrIsTTY: false,
+  });
+  return { status, out: out.join(''), err: err.join('') };
+}
+
+// A linear-probe table whose inserts store each key as its own value: sizes stay right, finds return wrong values.
+const wrongValues: TableEntry = {
+  ...linearProbe,
+  name: 'wrong-values',
+  async create(g, capacity) {
+    const table = await linearProbe.create(g, capacity);
+    return { ...table, encodeInsert: (encoder, keys, _values, n, tw) => table.encodeInsert(encoder, keys, keys, n, tw) };
+  },
+};
+
+// A table without erase or mixed batches: those workloads must be skipped with a note.
+const insertFindOnly: TableEntry = { ...linearProbe, name: 'insert-find-only', capabilities: new Set(['insert', 'find']), maxLoad: 0.75 };
+
+describe('gpuhash-bench end to end (2^12 slots, 2 reps)', () => {
+  it('runs every workload on linear-probe, all correct, and writes JSON, markdown and SVG', async () => {
+    const json = join(dir, 'run.json');
+    const svg = join(dir, 'svg');
+    const { status, out, err } = await run(['--json', json, '--markdown', join(dir, 'run.md'), '--svg', svg]);
+    expect(err).toMatch(/\[1\/\d+\] rooflines/);
+    expect(status, out + err).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    expect(validateReport(report)).toEqual([]);
+    expect(report).toMatchObject({
+      schemaVersion: 1,
+      suite: 'quick',
+      capacity: 4096,
+      reps: 2,
+      git: { revision: 'test-rev', dirty: null },
+      ok: true,
+    });
+    expect(report.device.driver).not.toBe('');
+    expect(report.device.limits.maxStorageBufferBindingSize).toBeGreaterThan(0);
+    for (const r of report.results) {
+      expect(r.ok, `${r.workload} @ ${r.load}: ${r.note}`).toBe(true);
+      expect(r.gpuMs?.n).toBe(2);
+      expect(r.gops).toBeGreaterThan(0);
+    }
+    const workloads = new Set(report.results.map((r) => r.workload));
+    expect([...workloads]).toEqual([
+      'build',
+      'find-hit',
+      'find-miss',
+      'erase-find',
+      'mixed-hive',
+      'mixed-slab-u100',
+      'mixed-slab-u40',
+      'mixed-slab-u20',
+      'incremental',
+    ]);
+    expect(report.results.filter((r) => r.workload === 'build').map((r) => r.load)).toEqual([0.5, 0.75, 0.9, 0.95]);
+    expect(report.results.find((r) => r.workload === 'find-hit')?.e2eMs?.n).toBe(2);
+    expect(report.roofline.gather4.opsPerSecond).toBeGreaterThan(0);
+    expect(out).toContain('all');
+    expect(readFileSync(join(dir, 'run.md'), 'utf8')).toContain('## mixed-hive');
+    for (const file of readdirSync(svg)) expect(checkXml(readFileSync(join(svg, file), 'utf8')).problems).toEqual([]);
+    expect(readdirSync(svg).sort()).toEqual(['incremental.svg', 'mixed.svg', 'throughput-vs-load.svg']);
+  });
+
+  it('checks Zipf find-hit queries, and compares with the run before', async () => {
+    const { status, out, err } = await run([
+      '--workload',
+      'build,find-hit',
+      '--loads',
+      '0.5,0.9',
+      '--zipf',
+      '0.99',
+      '--no-e2e',
+      '--compare',
+      join(dir, 'run.json'),
+    ]);
+    expect(status, out + err).toBe(0);
+    expect(out).toMatch(/compared with .*run\.json/);
+    expect(out).toMatch(/linear-probe\s+find-hit\s+0\.50\s+find\s+\S+\s+\S+\s+\S+x/);
+  });
+
+  it('fails the run on wrong answers and skips what a table cannot do', async () => {
+    const { status, out } = await run(
+      ['--workload', 'build,find-hit,erase-find,mixed-hive', '--loads', '0.5,0.9', '--no-e2e'],
+      [wrongValues, insertFindOnly],
+    );
+    expect(status).toBe(1);
+    expect(out).toMatch(/FAILED:\n {2}wrong-values find-hit @ 0.50 find: \d+ of 2048 find answers wrong/);
+    expect(out).toMatch(/insert-find-only erase-find: insert-find-only does not support erase/);
+    expect(out).toMatch(/insert-find-only mixed-hive: insert-find-only does not support mixed/);
+    expect(out).toMatch(/insert-find-only \* @ 0.9: insert-find-only is benchmarked up to load 0.75/);
+    expect(out).toMatch(/insert-find-only\s+build\s+0\.50\s+insert.*ok/);
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { count, percent, sig3, textTable } from '../src/report/format';
+import { formatMarkdown } from '../src/report/markdown';
+import { barChart, lineChart, niceTicks, reportCharts, tickText, xmlEscape } from '../src/report/svg';
+import { formatTerminal } from '../src/report/terminal';
+import { validateReport } from '../src/results';
+import { sampleReport } from './fixtures';
+import { checkXml } from './xml';
+
+describe('formatting', () => {
+  it('prints numbers readably', () => {
+    expect(sig3(12.345)).toBe('12.3');
+    expect(sig3(0.0012345)).toBe('0.00123');
+    expect(sig3(1234.5)).toBe('1235');
+    expect(sig3(null)).toBe('-');
+    expect(percent(0.4567)).toBe('46%');
+    expect(percent(0.01234)).toBe('1.23%');
+    expect(percent(1e-9)).toBe('<0.1%');
+    expect(count(65536)).toBe('65.5k');
+    expect(count(127_506_841)).toBe('128M');
+    expect(count(512)).toBe('512');
+  });
+
+  it('aligns text tables', () => {
+    const t = textTable(
+      ['a', 'bb'],
+      [
+        ['xxx', '1'],
+        ['y', '22'],
+      ],
+      ['l', 'r'],
+    ).split('\n');
+    expect(t).toEqual(['a    bb', '---  --', 'xxx   1', 'y    22']);
+  });
+});
+
+describe('terminal and markdown output', () => {
+  it('prints every result, the rooflines and the verdict', () => {
+    const report = sampleReport();
+    const text = formatTerminal(report);
+    expect(text).toContain('random 4-byte gather');
+    expect(text).toContain('0.90-0.95');
+    expect(text.split('\n').filter((l) => l.startsWith('linear-probe')).length).toBe(report.results.length);
+    expect(text).toContain(`all ${report.results.length} results correct`);
+    expect(text).toContain('hkv-zipf: linear-probe does not support cache');
+  });
+
+  it('lists failures with their notes', () => {
+    const report = sampleReport();
+    report.results[1] = {
+      ...(report.results[1] as (typeof report.results)[number]),
+      ok: false,
+      note: '3 of 32768 find answers wrong (first at index 7)',
+    };
+    report.ok = false;
+    const text = formatTerminal(report);
+    expect(text).toMatch(/FAILED:\n {2}linear-probe find-hit @ 0.50 find: 3 of 32768/);
+    expect(text).toContain('1 of');
+  });
+
+  it('writes one markdown table per workload', () => {
+    const md = formatMarkdown(sampleReport());
+    for (const w of ['build', 'find-hit', 'erase-find', 'mixed-hive', 'mixed-slab-u100', 'incremental'])
+      expect(md).toContain(`\n## ${w}\n`);
+    expect(md).toContain('| table | load | op | ops | GPU ms | spread | G ops/s | of gather | e2e ms | ok |');
+    expect(md).toContain('- batch 2048: 1024 insert');
+    // Every table row has as many cells as its header.
+    for (const block of md.split('\n\n').filter((b) => b.startsWith('|'))) {
+      const widths = block.split('\n').map((l) => l.split(/(?<!\\)\|/).length);
+      expect(new Set(widths).size).toBe(1);
+    }
+  });
+
+  it('accepts its own report as schema-valid and rejects broken ones', () => {
+    expect(validateReport(sampleReport())).toEqual([]);
+    expect(validateReport({ ...sampleReport(), schemaVersion: 2 })[0]).toMatch(/schemaVersion/);
+    expect(validateReport(null)).toEqual(['not an object']);
+    const broken = sampleReport() as unknown as { results: Array<Record<string, unknown>> };
+    (broken.results[0] as Record<string, unknown>).ok = 'yes';
+    expect(validateReport(broken)).toContain('results[0].ok is not a boolean');
+  });
+});
+
+describe('SVG charts', () => {
+  it('writes well-formed charts for load, incremental and mixed results', () => {
+    const charts = reportCharts(sampleReport());
+    expect([...charts.keys()].sort()).toEqual(['incremental.svg', 'mixed.svg', 'throughput-vs-load.svg']);
+    for (const [name, svg] of charts) {
+      const { problems, elements } = checkXml(svg);
+      expect(problems, name).toEqual([]);
+      expect(elements[0]).toBe('svg');
+      // The device name has XML specials: they must arrive escaped.
+      expect(svg).toContain('Test GPU &lt;fake&gt; &amp; co');
+    }
+    const load = charts.get('throughput-vs-load.svg') as string;
+    for (const series of [
+      'linear-probe build',
+      'linear-probe find-hit',
+      'linear-probe erase-find (erase)',
+      'linear-probe erase-find (find)',
+    ])
+      expect(load).toContain(`>${series}<`);
+    expect((load.match(/<polyline/g) ?? []).length).toBe(4);
+    const mixed = charts.get('mixed.svg') as string;
+    // Two mixed workloads x four loads: eight bars and four legend entries.
+    expect((mixed.match(/<rect [^>]*><title>/g) ?? []).length).toBe(8);
+    expect(mixed).toContain('>linear-probe at load 0.95<');
+  });
+
+  it('handles empty and single-point data', () => {
+    expect(checkXml(lineChart('t', 's', 'x', 'y', [], [0.5, 0.5])).problems).toEqual([]);
+    expect(checkXml(lineChart('t', 's', 'x', 'y', [{ name: 'a', points: [[0.5, 1]] }], [0.5, 0.5])).problems).toEqual([]);
+    expect(checkXml(barChart('t', 's', 'y', [])).problems).toEqual([]);
+    expect(reportCharts({ ...sampleReport(), results: [] }).size).toBe(0);
+  });
+
+  it('picks round ticks and escapes text', () => {
+    expect(niceTicks(1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    expect(niceTicks(0.0037)).toEqual([0, 0.001, 0.002, 0.003, 0.004]);
+    expect([0, 0.0004, 0.25, 0.600000001, 12].map(tickText)).toEqual(['0', '0.0004', '0.25', '0.6', '12']);
+    expect(xmlEscape(`a<b & "c" 'd'>`)).toBe('a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;');
+  });
+
+  it('the XML checker catches broken documents', () => {
+    expect(checkXml('<svg><g></svg>').problems.length).toBeGreaterThan(0);
+    expect(checkXml('<svg><text>a & b</text></svg>').problems).toContain('stray & at 13');
+    expect(checkXml('<svg x=1></svg>').problems.length).toBeGreaterThan(0);
+    expect(checkXml('<svg/><svg/>').problems).toContain('2 root elements');
+  });
+});
