@@ -1,4 +1,4 @@
-import { BufferUsage, DestroyedError, DeviceArray, type Gpu, InvalidArgumentError, type Kernel } from '@gpuhash/core';
+import { BufferUsage, DestroyedError, DeviceArray, encodeExclusiveScan, type Gpu, InvalidArgumentError, type Kernel } from '@gpuhash/core';
 import { assertNoReservedKeys, RESERVED_FLAG } from './sentinels';
 import type {
   ApplyBatch,
@@ -13,7 +13,8 @@ import type {
   TableStats,
   U32Input,
 } from './types';
-import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, statsKernel } from './wgsl/kernels';
+import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
+import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, spillInsertKernel, statsKernel } from './wgsl/kernels';
 import type { KeyLayout } from './wgsl/layout';
 import { u32Layout } from './wgsl/layout-u32';
 import { u64Layout } from './wgsl/layout-u64';
@@ -50,6 +51,14 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   private readonly counters: GPUBuffer;
   private failedList: GPUBuffer;
   private failedCapacity = 0;
+  /** Scratch of the partitioned bulk insert, grown on demand. */
+  private bulk: { pairs: GPUBuffer; spill: GPUBuffer; counts: GPUBuffer; cursors: GPUBuffer; n: number; regions: number } | undefined;
+  /**
+   * Buffers replaced by larger ones while passes already encoded may still use them; destroyed at
+   * the start of the next host operation (callers submit their encoders before that).
+   */
+  private retired: GPUBuffer[] = [];
+  private readonly bulkInsert: 'auto' | 'always' | 'never';
   private capacityValue: number;
   private sizeValue = 0;
   private tombstoneCount = 0;
@@ -71,6 +80,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     this.maxLoadFactor = options.maxLoadFactor ?? 0.8;
     this.growth = options.growth ?? true;
     this.maxProbesOption = options.maxProbes ?? 4096;
+    this.bulkInsert = options.bulkInsert ?? 'auto';
     this.capacityValue = capacity;
     this.slots = this.allocateSlots(capacity);
     this.counters = gpu.createBuffer(16, 'linear-probe.counters');
@@ -144,7 +154,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
   find(keys: KeysInput<K>): Promise<FindResult | DeviceFindResult> {
     return this.gpu.run('LinearProbeTable.find', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const batch = this.prepare('find', keys);
       const values = this.gpu.createArray('u32', batch.n, 'linear-probe.find.values');
       const found = this.gpu.createArray('u32', batch.n, 'linear-probe.find.found');
@@ -169,7 +179,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Erases keys (their slots become tombstones, reused by later inserts). Returns how many were present. */
   erase(keys: KeysInput<K>): Promise<number> {
     return this.gpu.run('LinearProbeTable.erase', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const batch = this.prepare('erase', keys);
       const before = this.sizeValue;
       const encoder = this.gpu.device.createCommandEncoder();
@@ -197,7 +207,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
    */
   apply(batch: ApplyBatch<K>): Promise<ApplyResult> {
     return this.gpu.run('LinearProbeTable.apply', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const keyWords = this.hostKeyWords(batch.keys, 'apply');
       const n = keyWords.length / this.layout.wordsPerKey;
       if (batch.ops.length !== n) throw new InvalidArgumentError(`apply: ops has ${batch.ops.length} entries but keys has ${n}`);
@@ -233,7 +243,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Removes every key (keeps the capacity). */
   clear(): Promise<void> {
     return this.gpu.run('LinearProbeTable.clear', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const encoder = this.gpu.device.createCommandEncoder();
       this.encodeClear(encoder);
       this.gpu.submit([encoder.finish()]);
@@ -245,7 +255,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Every live pair, in no particular order. */
   retrieveAll(): Promise<{ keys: K extends 'u64' ? BigUint64Array : Uint32Array; values: Uint32Array }> {
     return this.gpu.run('LinearProbeTable.retrieveAll', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const count = this.sizeValue;
       const keys = this.gpu.createArray('u32', count * this.layout.wordsPerKey, 'linear-probe.retrieve.keys');
       const values = this.gpu.createArray('u32', count, 'linear-probe.retrieve.values');
@@ -277,7 +287,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
    */
   rehash(capacity: number = this.capacityValue): Promise<void> {
     return this.gpu.run('LinearProbeTable.rehash', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`rehash: capacity must be a positive integer, got ${capacity}`);
       if (capacity < this.sizeValue) throw new RangeError(`rehash: ${capacity} slots cannot hold the table's ${this.sizeValue} keys`);
       await this.rehashInto(nextPow2(capacity));
@@ -287,7 +297,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Occupancy and probe lengths, computed on the GPU. */
   stats(): Promise<TableStats> {
     return this.gpu.run('LinearProbeTable.stats', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const out = this.gpu.createArray('u32', 5, 'linear-probe.stats');
       const encoder = this.gpu.device.createCommandEncoder();
       this.dispatch(encoder, statsKernel(this.layout), this.capacityValue, [this.slots, out.buffer], 0, 4096);
@@ -311,7 +321,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   /** Reads the table's size and tombstone count back after device-side encodes. */
   sync(): Promise<void> {
     return this.gpu.run('LinearProbeTable.sync', async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       await this.refresh();
     });
   }
@@ -323,6 +333,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     this.slots.destroy();
     this.counters.destroy();
     this.failedList.destroy();
+    for (const b of [...this.retired, ...Object.values(this.bulk ?? {})]) if (typeof b === 'object') b.destroy();
+    this.retired = [];
   }
 
   // ---- device-side API: encode into the caller's command encoder, no host round trip ---------
@@ -337,7 +349,11 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     this.tombstoneCount = 0;
   }
 
-  /** Inserts n pairs from device buffers; no growth, failures land in the failed list (see `sync`). */
+  /**
+   * Inserts n pairs from device buffers; no growth, failures land in the failed list (see `sync`).
+   * Large batches into u32 tables without tombstones take the partitioned bulk path (see
+   * wgsl/bulk.ts); `timestampWrites` then spans all of its passes. Returns the path taken.
+   */
   encodeInsert(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
@@ -345,26 +361,70 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     n: number,
     options: {
       assign?: boolean;
-      timestampWrites?: GPUComputePassTimestampWrites /** @internal benchmark switch */;
+      timestampWrites?: GPUComputePassTimestampWrites;
+      /** @internal benchmark switch: the paper's blind CAS (default) or load-then-CAS. */
       blindCas?: boolean;
+      /** Overrides the table's `bulkInsert` option for this batch. */
+      bulk?: 'auto' | 'always' | 'never';
     } = {},
-  ): void {
+  ): 'bulk' | 'atomic' {
     this.assertAlive();
     this.resetFailedList(encoder, n);
-    const kernel = insertKernel(this.layout, {
-      assign: options.assign ?? false,
-      reuseTombs: this.tombstoneCount > 0,
-      blindCas: options.blindCas,
-    });
-    this.dispatch(
-      encoder,
-      kernel,
-      n,
-      [this.slots, keys, values, this.counters, this.failedList],
-      0,
-      TALLY_WORKGROUPS,
-      options.timestampWrites,
-    );
+    const assign = options.assign ?? false;
+    if (this.useBulk(n, options.bulk ?? this.bulkInsert)) {
+      this.encodeBulkInsert(encoder, keys, values, n, assign, options.timestampWrites);
+      return 'bulk';
+    }
+    const kernel = insertKernel(this.layout, { assign, reuseTombs: this.tombstoneCount > 0, blindCas: options.blindCas });
+    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, TALLY_WORKGROUPS, options.timestampWrites);
+    return 'atomic';
+  }
+
+  private useBulk(n: number, mode: 'auto' | 'always' | 'never'): boolean {
+    if (mode === 'never' || this.layout.name !== 'u32' || this.tombstoneCount > 0) return false;
+    if (this.capacityValue < 4 * REGION_SLOTS || n === 0) return false;
+    // Two u32 arrays of REGION_SLOTS words in workgroup memory.
+    if (this.gpu.limits.maxComputeWorkgroupStorageSize < 8 * REGION_SLOTS + 64) return false;
+    // Each touched region costs a load and a store of its slots: worth it from about 256 keys per region.
+    return mode === 'always' || (n >= 1 << 15 && n * 8 >= this.capacityValue);
+  }
+
+  private bulkScratch(n: number): NonNullable<LinearProbeTable<K>['bulk']> {
+    const regions = this.capacityValue / REGION_SLOTS;
+    const b = this.bulk;
+    if (b && b.n >= n && b.regions === regions) return b;
+    if (b) this.retired.push(b.pairs, b.spill, b.counts, b.cursors);
+    const size = Math.max(n, b?.n ?? 0);
+    this.bulk = {
+      pairs: this.gpu.createBuffer(size * 8, 'linear-probe.bulk.pairs'),
+      spill: this.gpu.createBuffer((size + 1) * 4, 'linear-probe.bulk.spill'),
+      counts: this.gpu.createBuffer(regions * 4, 'linear-probe.bulk.counts'),
+      cursors: this.gpu.createBuffer(regions * 4, 'linear-probe.bulk.cursors'),
+      n: size,
+      regions,
+    };
+    return this.bulk;
+  }
+
+  private encodeBulkInsert(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const b = this.bulkScratch(n);
+    // The timing spans the first pass's start to the last pass's end.
+    const first = timestampWrites && { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex };
+    const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
+    encoder.clearBuffer(b.counts, 0, b.regions * 4);
+    encoder.clearBuffer(b.spill, 0, 4);
+    this.dispatch(encoder, bulkCountKernel(), n, [keys, b.counts], 0, undefined, first);
+    encodeExclusiveScan(this.gpu, encoder, b.counts, b.cursors, b.regions);
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, b.cursors, b.pairs, this.failedList]);
+    this.dispatchWith(encoder, bulkBuildKernel(assign), b.regions, b.regions * 256, [this.slots, b.pairs, b.cursors, this.counters, b.spill]);
+    this.dispatchWith(encoder, spillInsertKernel(this.layout, assign), 0, 1024 * 256, [this.slots, b.pairs, b.spill, this.counters, this.failedList], last);
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
@@ -425,13 +485,20 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     this.gpu.assertUsable();
   }
 
+  /** Start of every host operation: frees buffers retired by earlier (submitted) encodes. */
+  private beginHostOperation(): void {
+    this.assertAlive();
+    for (const b of this.retired) b.destroy();
+    this.retired = [];
+  }
+
   private allocateSlots(capacity: number): GPUBuffer {
     return this.gpu.createBuffer(capacity * this.layout.wordsPerSlot * 4, `linear-probe.slots (${capacity} ${this.layout.name} slots)`);
   }
 
   private ensureFailedList(n: number): GPUBuffer {
     if (n <= this.failedCapacity) return this.failedList;
-    this.failedList?.destroy();
+    if (this.failedList) this.retired.push(this.failedList);
     this.failedCapacity = Math.max(n, 2 * this.failedCapacity);
     this.failedList = this.gpu.createBuffer(4 * (this.failedCapacity + 1), 'linear-probe.failed');
     return this.failedList;
@@ -478,6 +545,20 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     }
     if (this.keyType === 'u32') assertNoReservedKeys(keys, what);
     return keys;
+  }
+
+  /** Like dispatch, with params.n and the invocation count given separately. */
+  private dispatchWith(
+    encoder: GPUCommandEncoder,
+    kernel: Kernel,
+    paramsN: number,
+    invocations: number,
+    buffers: GPUBuffer[],
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const params = this.gpu.uniforms(new Uint32Array([paramsN, this.capacityValue - 1, this.maxProbes, 0]));
+    this.gpu.encodeDispatch(encoder, kernel, { bindings: [params, ...buffers], invocations }, timestampWrites);
+    this.gpu.pool.release(params);
   }
 
   private prepare(what: string, keys: KeysInput<K>, values?: U32Input): Batch {
@@ -553,7 +634,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
 
   private runInsert(what: string, keys: KeysInput<K>, values: U32Input, assign: boolean): Promise<InsertResult> {
     return this.gpu.run(`LinearProbeTable.${what}`, async () => {
-      this.assertAlive();
+      this.beginHostOperation();
       const batch = this.prepare(what, keys, values);
       const before = this.sizeValue;
       await this.growFor(batch.n);
@@ -562,10 +643,18 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       // after growing, the whole batch simply runs again: no key is ever dropped.
       for (let attempt = 0; ; attempt++) {
         const encoder = this.gpu.device.createCommandEncoder();
-        this.encodeInsert(encoder, batch.keys, batch.values as GPUBuffer, batch.n, { assign });
+        const path = this.encodeInsert(encoder, batch.keys, batch.values as GPUBuffer, batch.n, { assign });
         this.gpu.submit([encoder.finish()]);
         failed = await this.refresh();
         this.throwOnReserved(what, failed);
+        if (failed.length > 0 && path === 'bulk' && !this.growth) {
+          // The bulk path reports pair positions, not batch indices: rerun the (idempotent) batch
+          // on the atomic path, which names the batch indices of the keys that still do not fit.
+          const again = this.gpu.device.createCommandEncoder();
+          this.encodeInsert(again, batch.keys, batch.values as GPUBuffer, batch.n, { assign, bulk: 'never' });
+          this.gpu.submit([again.finish()]);
+          failed = await this.refresh();
+        }
         if (failed.length === 0 || !this.growth || attempt >= 8) break;
         await this.rehashInto(this.capacityValue * 2);
       }

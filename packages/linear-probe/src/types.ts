@@ -22,6 +22,12 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> {
    * within this many slots of its home, which bounds lookups too.
    */
   maxProbes?: number;
+  /**
+   * Large insert batches into u32 tables without tombstones can build the table region by region
+   * in workgroup memory instead of with global atomics (see the README). 'auto' (default) takes
+   * that path for batches of at least 2^15 keys and capacity/8; 'always' and 'never' force it.
+   */
+  bulkInsert?: 'auto' | 'always' | 'never';
 }
 
 /** Values: a host array, or a device-resident array (no host round trip). */

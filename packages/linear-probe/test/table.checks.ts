@@ -41,9 +41,9 @@ async function expectExport(table: LinearProbeTable, model: TableModel, what: st
   }
 }
 
-async function randomSequence({ gpu, rng, scale }: CheckContext, growth: boolean): Promise<void> {
+async function randomSequence({ gpu, rng, scale }: CheckContext, growth: boolean, bulkInsert: 'auto' | 'always' = 'auto'): Promise<void> {
   const keys = universe(rng, 3000 * scale);
-  const table = await LinearProbeTable.create(gpu, { capacity: growth ? 64 : 16_384 * scale, maxLoadFactor: 0.85 });
+  const table = await LinearProbeTable.create(gpu, { capacity: growth ? 64 : 16_384 * scale, maxLoadFactor: 0.85, bulkInsert });
   const model = new TableModel();
   for (let step = 0; step < 24; step++) {
     const n = 1 + rng.below(800 * scale);
@@ -92,6 +92,44 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
   {
     name: 'random sequences match a CPU model in a large table (no growth)',
     run: (ctx) => randomSequence(ctx, false),
+  },
+  {
+    name: 'random sequences match a CPU model with every insert on the partitioned bulk path',
+    run: (ctx) => randomSequence(ctx, false, 'always'),
+  },
+  {
+    name: 'bulk path: near-full regions spill into the next region; a full table reports exact indices',
+    async run({ gpu, rng, scale }) {
+      const capacity = 8192 * scale;
+      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, bulkInsert: 'always', maxProbes: 512 });
+      const model = new TableModel();
+      // Load 0.97 in two batches: many probes run off their region and take the spill path.
+      for (const share of [0.6, 0.37]) {
+        const batch = universe(rng, Math.floor(capacity * share));
+        const values = rng.u32Array(batch.length);
+        const r = await table.insert(batch, values);
+        const placed = new Set(r.failed);
+        const kept = batch.filter((_, i) => !placed.has(i));
+        model.insert(kept, values.filter((_, i) => !placed.has(i)), false);
+        expect(r.inserted === kept.length, `inserted ${r.inserted}, expected ${kept.length} (failed ${r.failed.length})`);
+        const { values: got, found } = await table.find(batch);
+        expectMatchesModel(batch, found, got, model);
+      }
+      await expectExport(table, model, 'bulk export');
+      const stats = await table.stats();
+      expect(stats.maxProbeLength <= 512, `probe ${stats.maxProbeLength} beyond the bound`);
+      // Over capacity: every key is either placed or named.
+      const extra = universe(rng, capacity);
+      const r = await table.insert(extra, extra);
+      expect(r.inserted + r.failed.length === new Set(extra).size, `overflow: ${r.inserted} + ${r.failed.length}`);
+      const f = await table.find(extra);
+      const failed = new Set(r.failed);
+      for (let i = 0; i < extra.length; i++) {
+        if (model.map.has(extra[i] as number)) continue;
+        expect((f.found[i] === 1) === !failed.has(i), `overflow key ${i}: found ${f.found[i]}, failed ${failed.has(i)}`);
+      }
+      table.destroy();
+    },
   },
   {
     name: 'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',

@@ -15,6 +15,13 @@ const entry = /* wgsl */ `@compute @workgroup_size(${WORKGROUP_SIZE})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>)`;
 const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
 
+/** Appends to `failed` (binding of the including kernel): failed[0] counts every failure exactly; indices are kept while the list has room. */
+export const failureReport = /* wgsl */ `
+fn report_failure(index: u32) {
+  let at = atomicAdd(&failed[0], 1u);
+  if (1u + at < arrayLength(&failed)) { atomicStore(&failed[1u + at], index); }
+}`;
+
 // Per-invocation tallies go to workgroup memory once, then one global atomic per workgroup:
 // a global atomic per key on one counter word would serialise the whole batch.
 const tallies = /* wgsl */ `
@@ -35,12 +42,7 @@ fn flush_tallies(lid: u32, added: u32, untombed: u32, erased: u32) {
     if (u != 0u || e != 0u) { atomicAdd(&counters[1], e - u); }
   }
 }
-// failed[0] counts every failure exactly; indices are kept while the list has room.
-fn report_failure(index: u32) {
-  let at = atomicAdd(&failed[0], 1u);
-  if (1u + at < arrayLength(&failed)) { atomicStore(&failed[1u + at], index); }
-}
-`;
+${failureReport}`;
 
 const cache = new Map<string, Kernel>();
 
@@ -310,6 +312,39 @@ ${entry} {
   }
 }`,
       { modules: [gridModule, L.common] },
+    ),
+  );
+}
+
+/**
+ * The spill pass of a bulk insert: global inserts of the pairs listed (by position) in `spill`
+ * ([0] = count). The count lives on the device, so the grid is fixed and grid-strides over it.
+ * Bindings: params, slots (atomic), pairs, spill, counters, failed (pair positions).
+ */
+export function spillInsertKernel(L: KeyLayout, assign: boolean): Kernel {
+  return kernel('spill', L, `assign=${assign}`, () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(3) var<storage, read> spill: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
+${tallies}
+${entry} {
+  var added = 0u;
+  let count = min(spill[0], arrayLength(&spill) - 1u);
+  for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < count; i += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+    let p = spill[1u + i];
+    let kv = pairs[p];
+    let r = lp_insert(kv.x, kv.y, ASSIGN);
+    if (r == INSERTED) { added += 1u; }
+    else if (r == FAILED) { report_failure(p); }
+  }
+  flush_tallies(lid, added, 0u, 0u);
+}`,
+      { modules: [gridModule, L.protocol], constants: { ASSIGN: assign, REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
     ),
   );
 }
