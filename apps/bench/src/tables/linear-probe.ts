@@ -1,26 +1,31 @@
 import { LinearProbeTable, RESERVED_KEYS } from '@gpuhash/linear-probe';
 import type { BenchTable, TableEntry } from './types';
 
-/** @gpuhash/linear-probe: open addressing, linear probing, u32 keys and values (seed 001). */
-export const linearProbe: TableEntry = {
-  name: 'linear-probe',
-  description: 'open addressing, linear probing, u32 keys and values (@gpuhash/linear-probe)',
-  capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
-  reservedKeys: RESERVED_KEYS,
-  maxLoad: 0.95,
-  async create(gpu, capacity) {
-    // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
-    // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
-    const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity });
-    // encodeInsert/Erase/Apply grow the table's failed-key list on demand, destroying the old one;
-    // inside one command encoder that would invalidate passes already recorded. Recording one
-    // batch of the largest size into an encoder that is never submitted sizes the list up front.
-    const scratch = gpu.createBuffer(16, 'bench.linear-probe.prime');
-    table.encodeErase(gpu.device.createCommandEncoder({ label: 'bench.linear-probe.prime (never submitted)' }), scratch, capacity);
-    scratch.destroy();
-    return adapt(table);
-  },
-};
+function entry(name: string, bulkInsert: 'auto' | 'never', description: string): TableEntry {
+  return {
+    name,
+    description,
+    capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
+    reservedKeys: RESERVED_KEYS,
+    maxLoad: 0.95,
+    async create(gpu, capacity) {
+      // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
+      // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
+      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert });
+      return adapt(table);
+    },
+  };
+}
+
+/** @gpuhash/linear-probe as users get it: large insert batches take the partitioned bulk path. */
+export const linearProbe = entry('linear-probe', 'auto', 'open addressing, linear probing, u32 keys and values (@gpuhash/linear-probe)');
+
+/** The same table with every insert on the global-atomic path (the paper's CAS insert). */
+export const linearProbeAtomic = entry(
+  'linear-probe-atomic',
+  'never',
+  '@gpuhash/linear-probe with bulkInsert: never (every insert a global CAS, as in the paper)',
+);
 
 function adapt(table: LinearProbeTable): BenchTable {
   return {
