@@ -14,7 +14,16 @@ import type {
   U32Input,
 } from './types';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
-import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, spillInsertKernel, statsKernel } from './wgsl/kernels';
+import {
+  applyKernel,
+  eraseKernel,
+  findKernel,
+  insertKernel,
+  rehashKernel,
+  retrieveKernel,
+  spillInsertKernel,
+  statsKernel,
+} from './wgsl/kernels';
 import type { KeyLayout } from './wgsl/layout';
 import { u32Layout } from './wgsl/layout-u32';
 import { u64Layout } from './wgsl/layout-u64';
@@ -376,7 +385,15 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
       return 'bulk';
     }
     const kernel = insertKernel(this.layout, { assign, reuseTombs: this.tombstoneCount > 0, blindCas: options.blindCas });
-    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failedList], 0, TALLY_WORKGROUPS, options.timestampWrites);
+    this.dispatch(
+      encoder,
+      kernel,
+      n,
+      [this.slots, keys, values, this.counters, this.failedList],
+      0,
+      TALLY_WORKGROUPS,
+      options.timestampWrites,
+    );
     return 'atomic';
   }
 
@@ -416,15 +433,31 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
   ): void {
     const b = this.bulkScratch(n);
     // The timing spans the first pass's start to the last pass's end.
-    const first = timestampWrites && { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex };
+    const first = timestampWrites && {
+      querySet: timestampWrites.querySet,
+      beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+    };
     const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
     encoder.clearBuffer(b.counts, 0, b.regions * 4);
     encoder.clearBuffer(b.spill, 0, 4);
     this.dispatch(encoder, bulkCountKernel(), n, [keys, b.counts], 0, undefined, first);
     encodeExclusiveScan(this.gpu, encoder, b.counts, b.cursors, b.regions);
     this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, b.cursors, b.pairs, this.failedList]);
-    this.dispatchWith(encoder, bulkBuildKernel(assign), b.regions, b.regions * 256, [this.slots, b.pairs, b.cursors, this.counters, b.spill]);
-    this.dispatchWith(encoder, spillInsertKernel(this.layout, assign), 0, 1024 * 256, [this.slots, b.pairs, b.spill, this.counters, this.failedList], last);
+    this.dispatchWith(encoder, bulkBuildKernel(assign), b.regions, b.regions * 256, [
+      this.slots,
+      b.pairs,
+      b.cursors,
+      this.counters,
+      b.spill,
+    ]);
+    this.dispatchWith(
+      encoder,
+      spillInsertKernel(this.layout, assign),
+      0,
+      1024 * 256,
+      [this.slots, b.pairs, b.spill, this.counters, this.failedList],
+      last,
+    );
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). */
