@@ -104,7 +104,7 @@ export function findKernel(L: KeyLayout): Kernel {
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<${L.findSlotType}>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out_found: array<u32>;

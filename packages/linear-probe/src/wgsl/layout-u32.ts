@@ -149,20 +149,30 @@ fn lp_find_atomic(key: u32) -> vec2<u32> {
 );
 
 /**
- * Lookup through the read-only view: one plain 8-byte load per probed slot, which the cache
- * serves (atomic loads bypass L1 and cost 2.5x at high load; DESIGN.md fact 8). Only valid in
- * dispatches that do not write the table. Needs `params` and `slots_ro: array<vec2<u32>>`.
+ * Lookup through the read-only view, which binds the table as `slots_ro: array<vec4<u32>>`: one
+ * plain 16-byte load reads an aligned pair of slots (the capacity is even, so a pair never wraps),
+ * halving the loads of long probes. Plain loads are served by the cache; atomic loads bypass L1 and
+ * cost 2.5x at high load (DESIGN.md fact 8). Only valid in dispatches that do not write the table.
  */
 export const findU32Module = wgslModule(
   'linear-probe.find-u32',
   /* wgsl */ `
 fn lp_find(key: u32) -> vec2<u32> {
   var slot = lp_home(key);
-  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
-    let s = slots_ro[slot];
-    if (s.x == key) { return vec2<u32>(s.y, 1u); }
-    if (s.x == EMPTY) { break; }
-    slot = (slot + 1u) & params.mask;
+  var probes = 0u;
+  loop {
+    let pair = slots_ro[slot >> 1u];
+    if ((slot & 1u) == 0u) {
+      if (pair.x == key) { return vec2<u32>(pair.y, 1u); }
+      if (pair.x == EMPTY) { break; }
+      probes += 1u;
+      if (probes >= params.max_probes) { break; }
+    }
+    if (pair.z == key) { return vec2<u32>(pair.w, 1u); }
+    if (pair.z == EMPTY) { break; }
+    probes += 1u;
+    if (probes >= params.max_probes) { break; }
+    slot = ((slot | 1u) + 1u) & params.mask;
   }
   return vec2<u32>(0u, 0u);
 }
@@ -177,6 +187,7 @@ export const u32Layout: KeyLayout = {
   wordsPerSlot: 2,
   emptyWord: 0xffffffff,
   slotType: 'vec2<u32>',
+  findSlotType: 'vec4<u32>',
   common: commonU32Module,
   protocol: slotsU32Module,
   find: findU32Module,

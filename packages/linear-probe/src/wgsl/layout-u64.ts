@@ -154,6 +154,7 @@ export const u64Layout: KeyLayout = {
   wordsPerSlot: 4,
   emptyWord: 0,
   slotType: 'vec4<u32>',
+  findSlotType: 'vec4<u32>',
   common: commonU64Module,
   protocol: protocolU64Module,
   find: findU64Module,

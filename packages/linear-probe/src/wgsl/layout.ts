@@ -10,6 +10,8 @@ export interface KeyLayout {
   readonly wordsPerSlot: 2 | 4;
   /** WGSL type of one slot in the read-only view of the table. */
   readonly slotType: string;
+  /** WGSL element type of `slots_ro` in find kernels (u32 keys read slots in aligned pairs). */
+  readonly findSlotType: string;
   /** The word an empty table is filled with (every word of every slot). */
   readonly emptyWord: number;
   /**
