@@ -8,6 +8,7 @@ const entries = {
   '@gpuhash/core': 'packages/core/src/index.ts',
   '@gpuhash/kernels': 'packages/kernels/src/index.ts',
   '@gpuhash/linear-probe': 'packages/linear-probe/src/index.ts',
+  '@gpuhash/hive': 'packages/hive/src/index.ts',
 };
 
 /** @returns {Record<string, string>} package name -> absolute path of its source entry */

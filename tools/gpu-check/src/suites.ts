@@ -19,6 +19,15 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },
+  hive: async () => {
+    const mods = await Promise.all([
+      import('../../../packages/hive/test/table.checks'),
+      import('../../../packages/hive/test/pressure.checks'),
+      import('../../../packages/hive/test/resize.checks'),
+      import('../../../packages/hive/test/stress.checks'),
+    ]);
+    return mods.flatMap((m) => Object.values(m).filter(isSuite));
+  },
 };
 
 function isSuite(value: unknown): value is CheckSuite {

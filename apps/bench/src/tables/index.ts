@@ -1,3 +1,4 @@
+import { hive } from './hive';
 import { linearProbe, linearProbeAtomic } from './linear-probe';
 import type { TableEntry } from './types';
 
@@ -5,4 +6,4 @@ export type { BenchTable, Capability, HostApi, TableEntry, TimestampWrites } fro
 export { BenchOp } from './types';
 
 /** Every table the bench knows, in the order results are printed. A new table adds one line here. */
-export const TABLES: readonly TableEntry[] = [linearProbe, linearProbeAtomic];
+export const TABLES: readonly TableEntry[] = [linearProbe, linearProbeAtomic, hive];

@@ -1,0 +1,148 @@
+import type { Gpu, Kernel } from '@gpuhash/core';
+import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
+import type { HiveStorage } from './storage';
+import { LIST_HEADER, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
+import { lockedPassKernel } from './wgsl/locked-pass';
+import { opPassKernel } from './wgsl/op-pass';
+import { releaseKernel } from './wgsl/release';
+
+/**
+ * Op passes run over at most this many batch entries at a time, so the per-batch scratch lists
+ * (12 bytes per entry) stay small next to the table however large a batch is.
+ */
+export const OP_CHUNK = 1 << 22;
+
+/**
+ * Workgroups for passes whose real size is only known on the device (they grid-stride over it):
+ * the release pass (a store and an atomic per entry) and the locked pass (bucket locks and
+ * cuckoo paths, a few percent of a batch at load 0.95).
+ */
+const RELEASE_WORKGROUPS = 512;
+const LOCKED_WORKGROUPS = 4096;
+
+/** Per-dispatch fields of the Params uniform (the rest describe the table). */
+export interface ParamFields {
+  n: number;
+  mode?: number;
+  aux0?: number;
+  aux1?: number;
+  /** Linear hashing state the dispatch addresses with (default: the table's). */
+  pointer?: SplitPointer;
+}
+
+/** A batch of ops in device buffers: insert batches leave ops and out out. */
+export interface OpBatch {
+  ops?: GPUBuffer;
+  keys: GPUBuffer;
+  values: GPUBuffer;
+  out?: GPUBuffer;
+  n: number;
+  mode: number;
+}
+
+/**
+ * Encodes the table's kernels: the Params uniform for the current geometry (buckets, split
+ * pointer, storage), single dispatches, the three op passes of insert and mixed batches (in
+ * chunks), and the stash drain.
+ */
+export class Dispatcher {
+  constructor(
+    private readonly gpu: Gpu,
+    private readonly storage: HiveStorage,
+    /** Table buckets (N): every dispatch addresses keys with the split pointer of N. */
+    public buckets: number,
+    readonly subgroups: boolean,
+    readonly maxEvictions: number,
+    readonly chunk: number,
+  ) {}
+
+  get splitPointer(): SplitPointer {
+    return splitPointerFor(this.buckets);
+  }
+
+  params(f: ParamFields): Uint32Array {
+    const s = this.storage;
+    const p = f.pointer ?? this.splitPointer;
+    const words = new Uint32Array(PARAM_WORDS);
+    words.set([
+      f.n,
+      p.n0,
+      p.split,
+      s.nalloc,
+      s.stashLines,
+      s.lockBase,
+      s.listCap,
+      this.maxEvictions,
+      f.mode ?? 0,
+      f.aux0 ?? 0,
+      f.aux1 ?? 0,
+    ]);
+    return words;
+  }
+
+  dispatch(
+    encoder: GPUCommandEncoder,
+    kernel: Kernel,
+    invocations: number,
+    buffers: GPUBuffer[],
+    fields: ParamFields,
+    options: { maxWorkgroups?: number; timestampWrites?: GPUComputePassTimestampWrites } = {},
+  ): void {
+    const params = this.gpu.uniforms(this.params(fields));
+    this.gpu.encodeDispatch(
+      encoder,
+      kernel,
+      { bindings: [params, ...buffers], invocations, maxWorkgroups: options.maxWorkgroups },
+      options.timestampWrites,
+    );
+    this.gpu.pool.release(params);
+  }
+
+  /**
+   * Pass A, release, pass B for batch entries [start, start + count) (default: all), in chunks of
+   * `chunk` entries. The failed list is reset once: it collects the whole range (up to its
+   * capacity of one chunk; the count is always exact). With timestamp writes, the first pass A
+   * writes the beginning and the last pass B the end.
+   */
+  encodeOpPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites, start = 0, count = b.n): void {
+    const s = this.storage;
+    s.ensureLists(Math.min(count, this.chunk));
+    encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
+    if (count === 0) return;
+    const [first, last] = splitTimestamps(timestampWrites);
+    const bindings = [s.slots, s.meta, b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
+    const end = start + count;
+    for (let at = start; at < end; at += this.chunk) {
+      const n = Math.min(this.chunk, end - at);
+      // The deferred and freed lists are consumed within a chunk.
+      if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
+      const fields = { n, mode: b.mode, aux1: at };
+      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
+      this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
+      this.dispatch(encoder, lockedPassKernel(this.subgroups), n, bindings, fields, {
+        maxWorkgroups: LOCKED_WORKGROUPS,
+        timestampWrites: at + n === end ? last : undefined,
+      });
+    }
+  }
+
+  /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */
+  encodeDrain(encoder: GPUCommandEncoder): void {
+    const s = this.storage;
+    const jobs = s.stashLines * BUCKET_SLOTS;
+    const bindings = [s.slots, s.meta, s.dummyRead, s.dummyRead, s.dummyRead, s.dummyOut, s.counters, s.lists];
+    this.dispatch(encoder, lockedPassKernel(this.subgroups), jobs, bindings, { n: jobs, mode: MODE_DRAIN });
+  }
+}
+
+/** One pass's timestamp writes split over several: the first writes the beginning, the last the end. */
+export function splitTimestamps(
+  tw: GPUComputePassTimestampWrites | undefined,
+): [GPUComputePassTimestampWrites | undefined, GPUComputePassTimestampWrites | undefined] {
+  if (!tw) return [undefined, undefined];
+  const { querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: end } = tw;
+  return [
+    begin === undefined ? undefined : { querySet, beginningOfPassWriteIndex: begin },
+    end === undefined ? undefined : { querySet, endOfPassWriteIndex: end },
+  ];
+}

@@ -1,0 +1,28 @@
+export type { OpCode } from './ops';
+export { Op } from './ops';
+export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
+export type { SplitPointer } from './split-pointer';
+export {
+  addressOf,
+  BUCKET_SLOTS,
+  bucketCount,
+  candidateBuckets,
+  splitPointerFor,
+  stashLineOf,
+  stashLinesFor,
+} from './split-pointer';
+export { maxBuckets } from './storage';
+export { HiveTable } from './table';
+export type {
+  ApplyBatch,
+  ApplyResult,
+  DeviceApplyBatch,
+  DeviceApplyResult,
+  DeviceFindResult,
+  FindResult,
+  HiveOptions,
+  HiveStats,
+  InsertResult,
+  KeysInput,
+  U32Input,
+} from './types';

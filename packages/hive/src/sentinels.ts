@@ -1,0 +1,29 @@
+/**
+ * Reserved keys. A slot's key word is EMPTY (free, or claimed and not yet published) or TOMBSTONE
+ * (retired: erased or abandoned inside a mixed batch, freed when the batch ends); every other u32
+ * is a user key. The README's slot-state table says when each appears.
+ */
+export const EMPTY_KEY = 0xffffffff;
+export const TOMBSTONE_KEY = 0xfffffffe;
+
+/** Every u32 a user key may not take. */
+export const RESERVED_KEYS: readonly number[] = [EMPTY_KEY, TOMBSTONE_KEY];
+
+/** Index marker in the failed-key list for keys refused as reserved (set by device-side validation). */
+export const RESERVED_FLAG = 0x80000000;
+
+export function isReservedKey(key: number): boolean {
+  return key >>> 0 >= TOMBSTONE_KEY;
+}
+
+/** Throws a RangeError naming the first index that holds a reserved key. */
+export function assertNoReservedKeys(keys: Uint32Array, what: string): void {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as number;
+    if (k >= TOMBSTONE_KEY) {
+      throw new RangeError(
+        `${what}: key 0x${k.toString(16)} at index ${i} is reserved (the table's empty and tombstone markers); nothing in this batch was applied. Map it to another key before inserting.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { bitHash1, bitHash2, fmix32 } from '@gpuhash/kernels';
+
+/** Slots per bucket: one free-mask bit each. */
+export const BUCKET_SLOTS = 32;
+
+/**
+ * Linear hashing state (Hive IV-C): the round started with `n0` buckets (a power of two) and the
+ * first `split` of them have been split since, each into itself and its partner `s + n0`. The table
+ * has `n0 + split` buckets; `split < n0` always (a finished round becomes `2 * n0, 0`).
+ */
+export interface SplitPointer {
+  readonly n0: number;
+  readonly split: number;
+}
+
+export function bucketCount(p: SplitPointer): number {
+  return p.n0 + p.split;
+}
+
+/** The state of a table of `buckets` buckets (>= 1), as if grown one split at a time. */
+export function splitPointerFor(buckets: number): SplitPointer {
+  if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`splitPointerFor: ${buckets} is not a positive bucket count`);
+  let n0 = 1;
+  while (n0 * 2 <= buckets) n0 *= 2;
+  return { n0, split: buckets - n0 };
+}
+
+/** CPU twin of `hv_address`: a hash's bucket, `h mod n0`, or `h mod 2 n0` below the split pointer. */
+export function addressOf(hash: number, p: SplitPointer): number {
+  const b = (hash & (p.n0 - 1)) >>> 0;
+  return b < p.split ? (hash & (2 * p.n0 - 1)) >>> 0 : b;
+}
+
+/** CPU twin of `hv_b1`/`hv_b2`: a key's two candidate buckets (they may coincide). */
+export function candidateBuckets(key: number, p: SplitPointer): [number, number] {
+  return [addressOf(bitHash1(key), p), addressOf(bitHash2(key), p)];
+}
+
+/** Stash lines for `allocated` table buckets: 1/64 of them (1.6% of the slots), a power of two, at least one. */
+export function stashLinesFor(allocated: number): number {
+  let lines = 1;
+  while (lines * 2 * 64 <= allocated) lines *= 2;
+  return lines;
+}
+
+/** CPU twin of `hv_stash_bucket` without the offset: the stash line a key may overflow into. */
+export function stashLineOf(key: number, lines: number): number {
+  return (fmix32(key) & (lines - 1)) >>> 0;
+}
+
+/** Split pointer after splitting `count` more buckets (never past the end of the round). */
+export function afterSplits(p: SplitPointer, count: number): SplitPointer {
+  const split = p.split + count;
+  if (count < 0 || split > p.n0) throw new RangeError(`afterSplits: ${count} splits from ${p.split} pass the round of ${p.n0}`);
+  return split === p.n0 ? { n0: 2 * p.n0, split: 0 } : { n0: p.n0, split };
+}
+
+/** Split pointer of a table of `buckets` buckets reached by merging from `p` (same or previous round). */
+export function afterMerges(p: SplitPointer, buckets: number): SplitPointer {
+  return splitPointerFor(Math.min(buckets, bucketCount(p)));
+}

@@ -1,0 +1,101 @@
+import { type Gpu, LimitExceededError } from '@gpuhash/core';
+import { stashLinesFor } from './split-pointer';
+import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
+
+/** Bytes of one bucket: 32 slots of (key, value). */
+export const BUCKET_BYTES = 256;
+
+/** Bytes of the slots buffer for `nalloc` table buckets and their stash lines. */
+export function slotsBytes(nalloc: number): number {
+  return (nalloc + stashLinesFor(nalloc)) * BUCKET_BYTES;
+}
+
+/**
+ * The most table buckets one storage binding holds on this device: the slots buffer (table and
+ * stash, 256 bytes a bucket) must fit `maxStorageBufferBindingSize` (and `maxBufferSize`). Hive
+ * keeps the table in one binding; a larger table throws LimitExceededError.
+ */
+export function maxBuckets(gpu: Gpu): number {
+  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  let n = Math.min(2 ** 25, Math.floor(((limit / BUCKET_BYTES) * 64) / 65));
+  while (n > 1 && slotsBytes(n) > limit) n--;
+  while (n < 2 ** 25 && slotsBytes(n + 1) <= limit) n++;
+  return Math.max(1, n);
+}
+
+export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
+  const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  return new LimitExceededError(
+    `a Hive table of ${buckets * 32} slots (with its stash)`,
+    limit === gpu.limits.maxBufferSize ? 'maxBufferSize' : 'maxStorageBufferBindingSize',
+    slotsBytes(buckets),
+    limit,
+    `Hive keeps a table in one storage binding: at most ${maxBuckets(gpu) * 32} slots on this device. Use a smaller capacity, or request the device with the adapter's limits (requestGpu does).`,
+  );
+}
+
+/**
+ * The GPU buffers of one table. slots: the table's buckets, then the stash lines (bucket
+ * nalloc + j is stash line j). meta: one free mask per bucket (table and stash), then one lock
+ * word per table bucket. counters: device-resident totals. lists: per-batch scratch lists.
+ */
+export class HiveStorage {
+  slots: GPUBuffer;
+  meta: GPUBuffer;
+  readonly counters: GPUBuffer;
+  lists: GPUBuffer;
+  listCap = 0;
+  /** Stand-ins for bindings a pass does not use (read-only ones may alias; `out` may not). */
+  readonly dummyRead: GPUBuffer;
+  readonly dummyOut: GPUBuffer;
+  nalloc: number;
+  stashLines: number;
+
+  constructor(
+    private readonly gpu: Gpu,
+    nalloc: number,
+  ) {
+    this.nalloc = nalloc;
+    this.stashLines = stashLinesFor(nalloc);
+    this.slots = gpu.createBuffer(slotsBytes(nalloc), `hive.slots (${nalloc} buckets)`);
+    this.meta = gpu.createBuffer(this.metaWords(nalloc) * 4, 'hive.meta');
+    this.counters = gpu.createBuffer(COUNTER_WORDS * 4, 'hive.counters');
+    this.lists = this.allocateLists(1024);
+    this.dummyRead = gpu.createBuffer(16, 'hive.unused-input');
+    this.dummyOut = gpu.createBuffer(16, 'hive.unused-output');
+  }
+
+  /** Meta word of table bucket 0's lock. */
+  get lockBase(): number {
+    return this.nalloc + this.stashLines;
+  }
+
+  metaWords(nalloc: number): number {
+    return 2 * nalloc + stashLinesFor(nalloc);
+  }
+
+  /** Every slot empty, every mask free, every lock open. */
+  encodeEmpty(encoder: GPUCommandEncoder, slots: GPUBuffer, meta: GPUBuffer, nalloc: number): void {
+    const lines = stashLinesFor(nalloc);
+    this.gpu.encodeFill(encoder, slots, 0xffffffff, (nalloc + lines) * 64);
+    this.gpu.encodeFill(encoder, meta, 0xffffffff, nalloc + lines);
+    encoder.clearBuffer(meta, (nalloc + lines) * 4, nalloc * 4);
+  }
+
+  /** Makes the lists hold batches of n (a new buffer: encode nothing that uses the old one after this). */
+  ensureLists(n: number): void {
+    if (n <= this.listCap) return;
+    this.lists.destroy();
+    this.lists = this.allocateLists(Math.max(n, 2 * this.listCap));
+  }
+
+  private allocateLists(cap: number): GPUBuffer {
+    this.gpu.checkBufferSize((LIST_HEADER + 3 * cap) * 4, 'hive batch lists (3 words per key of a batch)');
+    this.listCap = cap;
+    return this.gpu.createBuffer((LIST_HEADER + 3 * cap) * 4, 'hive.lists');
+  }
+
+  destroy(): void {
+    for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
+  }
+}

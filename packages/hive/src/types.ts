@@ -1,0 +1,126 @@
+import type { DeviceArray } from '@gpuhash/core';
+
+export interface HiveOptions {
+  /** Initial number of slots; rounded up to whole 32-slot buckets (at least one). */
+  capacity: number;
+  /**
+   * Upper load threshold (live keys / table slots). Before an insert batch that could pass it, the
+   * table expands by linear-hashing splits until the batch fits under it. Default 0.9 (the paper's).
+   */
+  maxLoadFactor?: number;
+  /**
+   * Lower load threshold. After erases leave the load below it, the table contracts by merges
+   * towards the midpoint of the two thresholds, never below the capacity it was created or last
+   * reserved/shrunk with. Default 0.35; must be below maxLoadFactor.
+   */
+  minLoadFactor?: number;
+  /** Resize automatically (default true). With false, keys that do not fit are reported, never dropped. */
+  growth?: boolean;
+  /** Buckets split or merged per resize dispatch (Hive's K-bucket batches). Default 4096. */
+  resizeBatch?: number;
+  /** Longest cuckoo eviction path (victims moved for one insert), 1..16. Default 8. */
+  maxEvictions?: number;
+  /**
+   * Use WGSL subgroups for the cooperative groups (default: when the device has the feature).
+   * false forces the fallback where every invocation is a group of one lane.
+   */
+  subgroups?: boolean;
+  /**
+   * @internal Batch entries per op pass (default 2^22): larger batches run in chunks, which bounds
+   * the per-batch scratch lists. Tests lower it to exercise the chunking.
+   */
+  opChunk?: number;
+}
+
+/** Values: a host array, or a device-resident array (no host round trip). */
+export type U32Input = Uint32Array | DeviceArray<'u32'>;
+/** Keys as a host array or a device-resident u32 array. */
+export type KeysInput = Uint32Array | DeviceArray<'u32'>;
+
+export interface InsertResult {
+  /** Keys that were not in the table before this batch (duplicates in the batch count once). */
+  inserted: number;
+  /**
+   * Batch indices of the pairs still pending: both buckets full, no eviction path, and the stash
+   * line full (only without growth, or at the device's storage limit). Every other key is in the table.
+   */
+  failed: Uint32Array;
+}
+
+export interface FindResult {
+  /** The value of each found key; 0 where `found` is 0. */
+  values: Uint32Array;
+  /** 1 where the key was found, else 0. */
+  found: Uint8Array;
+}
+
+export interface DeviceFindResult {
+  values: DeviceArray<'u32'>;
+  found: DeviceArray<'u32'>;
+}
+
+export interface ApplyBatch {
+  /** One op per entry: 0 insert, 1 insertOrAssign, 2 find, 3 erase (see `Op`). */
+  ops: Uint8Array | Uint32Array;
+  keys: Uint32Array;
+  /** Values for the insert ops (ignored for finds and erases); same length as keys. */
+  values?: Uint32Array;
+}
+
+/** A mixed batch already on the device: u32 op codes, keys and (optional) values, one each per op. */
+export interface DeviceApplyBatch {
+  ops: DeviceArray<'u32'>;
+  keys: DeviceArray<'u32'>;
+  values?: DeviceArray<'u32'>;
+}
+
+export interface DeviceApplyResult {
+  /** (value, status) per op, as ApplyResult's values and status, interleaved: 2n u32s. */
+  out: DeviceArray<'u32'>;
+  /** Indices of inserts still pending. */
+  failed: Uint32Array;
+}
+
+export interface ApplyResult {
+  /** For finds: the value found (0 if none); 0 for the other ops. */
+  values: Uint32Array;
+  /** 1 when the op took effect: insert = new key added, find = found, erase = key erased. */
+  status: Uint8Array;
+  /** Indices of inserts still pending (see InsertResult.failed). */
+  failed: Uint32Array;
+}
+
+export interface HiveStats {
+  /** Table slots (buckets x 32; the stash is not counted). */
+  capacity: number;
+  /** Live keys, stash included (counted on the GPU). */
+  size: number;
+  loadFactor: number;
+  buckets: number;
+  /** Buckets the storage holds before it must be reallocated. */
+  allocatedBuckets: number;
+  /** Linear hashing: buckets at the start of the round (a power of two) and the split pointer. */
+  roundBuckets: number;
+  splitPointer: number;
+  fullBuckets: number;
+  /** Keys in the overflow stash, its capacity in slots, and stash keys / stash capacity. */
+  stashSize: number;
+  stashCapacity: number;
+  stashLoad: number;
+  /** Keys ever placed in the stash. */
+  stashedTotal: number;
+  /** Inserts that needed the locked path (both buckets full when first tried). */
+  lockedInserts: number;
+  /** Victims moved by cuckoo eviction. */
+  evictions: number;
+  /** Bucket locks taken, and attempts that found the lock taken (and retried later). */
+  lockAcquisitions: number;
+  lockConflicts: number;
+  /** Resize dispatches so far: split batches, merge batches; buckets split and merged. */
+  expansions: number;
+  contractions: number;
+  bucketsSplit: number;
+  bucketsMerged: number;
+  /** Storage reallocations (growth past the allocation, shrinkToFit). */
+  reallocations: number;
+}

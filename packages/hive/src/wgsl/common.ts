@@ -1,0 +1,120 @@
+import { bitHashModule, fmix32Module, wgslModule } from '@gpuhash/kernels';
+
+/** Invocations per workgroup of every Hive kernel: a multiple of every subgroup size (no partial subgroups). */
+export const WORKGROUP_SIZE = 256;
+
+/** Operation codes of mixed batches (`apply`); pass A's mode uses the first two for plain inserts. */
+export const OP_INSERT = 0;
+export const OP_INSERT_OR_ASSIGN = 1;
+export const OP_FIND = 2;
+export const OP_ERASE = 3;
+
+/** Modes of the op passes (uniform `mode`): insert, insertOrAssign (= their op codes), apply, drain. */
+export const MODE_INSERT = 0;
+export const MODE_ASSIGN = 1;
+export const MODE_APPLY = 2;
+export const MODE_DRAIN = 3;
+
+/** Words of the counters buffer (device-resident totals; `sync()` reads them back). */
+export const Counter = {
+  size: 0,
+  stash: 1,
+  evictions: 2,
+  lockConflicts: 3,
+  lockAcquisitions: 4,
+  stashedTotal: 5,
+  mergeMarker: 6,
+  lockedInserts: 7,
+} as const;
+export const COUNTER_WORDS = 16;
+
+/**
+ * The lists buffer: a header of counts, then three lists of `list_cap` entries each: inserts
+ * deferred to the locked pass (batch indices), retired slots to free (global slot indices), and
+ * failed inserts (batch indices, RESERVED_FLAG for reserved keys).
+ */
+export const List = { deferred: 0, freed: 1, failed: 2 } as const;
+export const LIST_HEADER = 4;
+
+/** u32 words of the uniform Params struct. */
+export const PARAM_WORDS = 12;
+
+/**
+ * Declarations every Hive kernel shares. Buckets are numbered 0..nalloc-1 in the table and
+ * nalloc..nalloc+stash_lines-1 in the stash; slot s of bucket b is words 2(32b+s) (key) and
+ * 2(32b+s)+1 (value) of the slots buffer; masks[b] is its free mask (bit s set: slot s free) and
+ * masks[lock_base + b] its lock. Needs `params` bound by the kernel.
+ */
+export const commonModule = wgslModule(
+  'hive.common',
+  /* wgsl */ `
+const EMPTY: u32 = 0xffffffffu;
+const TOMBSTONE: u32 = 0xfffffffeu;
+const NONE: u32 = 0xffffffffu;
+const RESERVED_FLAG: u32 = 0x80000000u;
+
+const OP_INSERT: u32 = ${OP_INSERT}u;
+const OP_INSERT_OR_ASSIGN: u32 = ${OP_INSERT_OR_ASSIGN}u;
+const OP_FIND: u32 = ${OP_FIND}u;
+const OP_ERASE: u32 = ${OP_ERASE}u;
+const MODE_APPLY: u32 = ${MODE_APPLY}u;
+const MODE_DRAIN: u32 = ${MODE_DRAIN}u;
+
+${Object.entries(Counter)
+  .map(([k, v]) => `const C_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}: u32 = ${v}u;`)
+  .join('\n')}
+const L_DEFERRED: u32 = ${List.deferred}u;
+const L_FREED: u32 = ${List.freed}u;
+const L_FAILED: u32 = ${List.failed}u;
+const LIST_HEADER: u32 = ${LIST_HEADER}u;
+
+// n: items of this dispatch; n0, split: linear hashing round and split pointer; nalloc: table
+// buckets allocated (the stash starts there); lock_base: masks word of bucket 0's lock; list_cap:
+// entries per list; max_evict: cuckoo path bound; mode and aux: per kernel (aux1: first batch
+// index of an op pass's chunk).
+struct Params {
+  n: u32, n0: u32, split: u32, nalloc: u32,
+  stash_lines: u32, lock_base: u32, list_cap: u32, max_evict: u32,
+  mode: u32, aux0: u32, aux1: u32, aux2: u32,
+}
+
+/** Linear hashing: h mod n0, or h mod 2 n0 for buckets the split pointer has passed. */
+fn hv_address(h: u32) -> u32 {
+  let b = h & (params.n0 - 1u);
+  if (b < params.split) { return h & (2u * params.n0 - 1u); }
+  return b;
+}
+fn hv_b1(key: u32) -> u32 { return hv_address(hash_bithash1(key)); }
+fn hv_b2(key: u32) -> u32 { return hv_address(hash_bithash2(key)); }
+/** The candidate bucket of key that is not c (c itself when both hashes land in c). */
+fn hv_other(key: u32, c: u32) -> u32 {
+  let a = hv_b1(key);
+  if (a != c) { return a; }
+  return hv_b2(key);
+}
+/** The stash line a key overflows into (a bucket index past the table). */
+fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) & (params.stash_lines - 1u)); }
+fn hv_key_word(b: u32, s: u32) -> u32 { return (b * 32u + s) * 2u; }
+
+/** The lowest k set bits of m. */
+fn hv_lowest_bits(m: u32, k: u32) -> u32 {
+  var x = m;
+  var r = 0u;
+  for (var i = 0u; i < k && x != 0u; i++) {
+    let low = x & (0u - x);
+    r |= low;
+    x ^= low;
+  }
+  return r;
+}
+/** Index of the r-th (from 0) set bit of m; NONE when m has r or fewer bits. */
+fn hv_nth_bit(m: u32, r: u32) -> u32 {
+  var x = m;
+  for (var i = 0u; i < r; i++) { x &= x - 1u; }
+  return firstTrailingBit(x);
+}
+/** Bits 0..k-1 (k <= 32). */
+fn hv_low_mask(k: u32) -> u32 { return select((1u << k) - 1u, 0xffffffffu, k >= 32u); }
+`,
+  [bitHashModule, fmix32Module],
+);

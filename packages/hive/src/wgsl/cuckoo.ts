@@ -1,0 +1,193 @@
+import type { WgslModule } from '@gpuhash/kernels';
+import { cooperativeVariant } from './kernel-cache';
+import { locksModule } from './locks';
+import { stashModule } from './stash';
+import { wabcModule } from './wabc';
+import { wcmeModule } from './wcme';
+
+/** Hard bound of `max_evict` (private path arrays are this long, plus one). */
+export const MAX_EVICTIONS = 16;
+
+/**
+ * Steps 3 and 4 of an insert (and steps 1 and 2 again, under the locks): the locked path.
+ *
+ * The op locks both candidate buckets, so every locked op on one key is serialised and a key
+ * never lands twice. It looks for the key, then a free slot in either bucket; then it walks a
+ * cuckoo path: from a full bucket to the alternate bucket of one of its keys, locking each bucket
+ * it enters, until some key there has room in its alternate bucket (the group checks all 32 at
+ * once). Only then does it move anything, from the far end back: each victim is copied into its
+ * alternate bucket before its old slot is overwritten, so no key is ever homeless, and a failed
+ * walk changes nothing. Without a path the key goes to its stash line; with the line full it is
+ * reported pending. Locks are only ever tried: a lock held by another group releases everything
+ * and the op retries from the kernel's main loop (never a spin inside this function). What the
+ * leader writes under locks is settled (read back) before it unlocks.
+ * Needs `slots`, `masks` (free masks, then locks at lock_base), `params`, tallies.
+ */
+export function cuckooModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant(
+    'hive.cuckoo',
+    subgroups,
+    /* wgsl */ `
+const R_RETRY: u32 = 0u;
+const R_EXISTED: u32 = 1u;
+const R_INSERTED: u32 = 2u;
+const R_STASHED: u32 = 3u;
+const R_FAILED: u32 = 4u;
+const R_STAYED: u32 = 5u;
+const MAX_PATH: u32 = ${MAX_EVICTIONS + 1}u;
+
+/** Unlocks path[1..=depth] (path[0] is a candidate bucket, locked by the caller). */
+fn hv_unlock_path(path: ptr<function, array<u32, MAX_PATH>>, depth: u32, leader: u32) {
+  for (var j = 1u; j <= depth; j++) { hv_unlock((*path)[j], leader); }
+}
+
+/** The r-th set lane of a lane mask. */
+fn hv_nth_lane(m: vec4<u32>, r: u32) -> u32 {
+  var left = r;
+  for (var w = 0u; w < 4u; w++) {
+    let c = countOneBits(m[w]);
+    if (left < c) { return w * 32u + hv_nth_bit(m[w], left); }
+    left -= c;
+  }
+  return NONE;
+}
+
+fn hv_in_path(path: ptr<function, array<u32, MAX_PATH>>, depth: u32, b: u32) -> bool {
+  for (var j = 0u; j <= depth; j++) {
+    if ((*path)[j] == b) { return true; }
+  }
+  return false;
+}
+
+/** Inserts (k, v) into candidate buckets c1, c2 under their locks; all lanes call with the same arguments. */
+fn hv_locked_insert(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32) -> u32 {
+  // A fixed order (lower bucket first): two ops wanting the same pair never hold one lock each.
+  let lo = min(c1, c2);
+  let hi = max(c1, c2);
+  if (!hv_lock(lo, leader)) { return R_RETRY; }
+  if (hi != lo && !hv_lock(hi, leader)) {
+    hv_unlock(lo, leader);
+    return R_RETRY;
+  }
+  let r = hv_insert_held(k, v, assign, c1, c2, leader, drain, attempt);
+  hv_unlock(c1, leader);
+  if (c2 != c1) { hv_unlock(c2, leader); }
+  return r;
+}
+
+fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32) -> u32 {
+  let me = cg_lane() == leader;
+  // Step 1 again: the key may have arrived since the lock-free pass looked (a drained stash key is known absent).
+  if (!drain) {
+    var at = NONE;
+    let s1 = hv_find_slot(c1, k);
+    if (s1 != NONE) { at = c1 * 32u + s1; }
+    if (at == NONE && c2 != c1) {
+      let s2 = hv_find_slot(c2, k);
+      if (s2 != NONE) { at = c2 * 32u + s2; }
+    }
+    if (at == NONE) {
+      let line = hv_stash_bucket(k);
+      let ss = hv_find_slot(line, k);
+      if (ss != NONE) { at = line * 32u + ss; }
+    }
+    if (at != NONE) {
+      if (assign && me) {
+        atomicStore(&slots[at * 2u + 1u], v);
+        hv_settle(at, k, v);
+      }
+      return R_EXISTED;
+    }
+  }
+  // Step 2 again: erases and freed claims may have made room.
+  for (var j = 0u; j < 2u; j++) {
+    if (j == 1u && c2 == c1) { break; }
+    let c = select(c1, c2, j == 1u);
+    let got = hv_wabc(c, 1u, leader).x;
+    if (got != 0u) {
+      if (me) { hv_store_locked(c * 32u + firstTrailingBit(got), k, v); }
+      return R_INSERTED;
+    }
+  }
+  // Step 3: bounded cuckoo eviction.
+  var path: array<u32, MAX_PATH>;
+  var victim: array<u32, MAX_PATH>;
+  path[0] = select(c1, c2, (attempt & 1u) == 1u);
+  var depth = 0u;
+  loop {
+    if (depth >= params.max_evict) { break; }
+    let c = path[depth];
+    var movable = 0u;
+    var cand = NONE;
+    var cand_alt = 0u;
+    for (var step = 0u; step < cg_steps(32u); step++) {
+      let slot = step * cg_size() + cg_lane();
+      var alt = NONE;
+      var can = false;
+      var roomy = false;
+      if (slot < 32u) {
+        let kv = atomicLoad(&slots[hv_key_word(c, slot)]);
+        if (kv < TOMBSTONE) {
+          alt = hv_other(kv, c);
+          can = alt != c && alt != c1 && alt != c2 && !hv_in_path(&path, depth, alt);
+          roomy = can && atomicLoad(&masks[alt]) != 0u;
+        }
+      }
+      movable |= hv_row_ballot(can, step);
+      let rm = cg_ballot(roomy);
+      if (!cg_mask_empty(rm)) {
+        // A pseudo-random roomy lane, so ops that collided once do not collide the same way again.
+                let r = hash_fmix32(k ^ attempt) % cg_popcount(rm);
+        let pickw = hv_nth_lane(rm, r);
+        cand = step * cg_size() + pickw;
+        cand_alt = cg_broadcast(alt, pickw);
+        break;
+      }
+    }
+    if (cand != NONE) {
+      if (!hv_lock(cand_alt, leader)) {
+        hv_unlock_path(&path, depth, leader);
+        return R_RETRY;
+      }
+      let got = hv_wabc(cand_alt, 1u, leader).x;
+      if (got != 0u) {
+        victim[depth] = cand;
+        if (me) {
+          // From the far end back: every key is copied to its new slot before its old one is reused.
+          hv_move_locked(c * 32u + cand, cand_alt * 32u + firstTrailingBit(got));
+          for (var j = depth; j > 0u; j--) {
+            hv_move_locked(path[j - 1u] * 32u + victim[j - 1u], path[j] * 32u + victim[j]);
+          }
+          hv_store_locked(path[0] * 32u + victim[0], k, v);
+          count(T_EVICTIONS, depth + 1u);
+        }
+        hv_unlock(cand_alt, leader);
+        hv_unlock_path(&path, depth, leader);
+        return R_INSERTED;
+      }
+      // Filled by another group before we held its lock: walk on instead.
+      hv_unlock(cand_alt, leader);
+    }
+    if (movable == 0u) { break; }
+    let pick = hv_nth_bit(movable, hash_fmix32(k ^ (attempt * 0x9e3779b9u) ^ (depth << 24u)) % countOneBits(movable));
+    var next = 0u;
+    if (me) { next = hv_other(atomicLoad(&slots[hv_key_word(c, pick)]), c); }
+    next = cg_broadcast(next, leader);
+    if (!hv_lock(next, leader)) {
+      hv_unlock_path(&path, depth, leader);
+      return R_RETRY;
+    }
+    victim[depth] = pick;
+    depth += 1u;
+    path[depth] = next;
+  }
+  hv_unlock_path(&path, depth, leader);
+  if (drain) { return R_STAYED; }
+  // Step 4: the overflow stash.
+  if (hv_stash_put(k, v, leader)) { return R_STASHED; }
+  return R_FAILED;
+}
+`,
+    [wcmeModule(subgroups), wabcModule(subgroups), locksModule(subgroups), stashModule(subgroups)],
+  );
+}

@@ -1,0 +1,106 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { cuckooModule } from './cuckoo';
+import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { opBindings } from './op-pass';
+
+/** Rounds a group retries ops whose locks were taken before it reports them pending. */
+export const LOCKED_ROUNDS = 4096;
+
+/**
+ * Pass B: the inserts pass A deferred (both buckets full, or a claim that waited too long), each
+ * run under the locks of its two buckets by `hv_locked_insert` (replace, claim, cuckoo eviction,
+ * stash). Nothing but these inserts runs during the pass, so moving keys never hides them from a
+ * find. Also the stash drain (mode 3): every stash entry tries to move into the table after a
+ * resize (jobs = stash slots), leaving its stash slot only once it is in the table.
+ * Same bindings as pass A.
+ */
+export function lockedPassKernel(subgroups: boolean): Kernel {
+  return cachedKernel('locked-pass', subgroups ? 'sg' : 'fb', () =>
+    composeWgsl(
+      /* wgsl */ `
+${opBindings}
+
+var<workgroup> wg_jobs: u32;
+
+${entryPoint(cooperativeEntryParams({ subgroups }))} {
+  cg_init(cg_sg_lane, cg_sg_size);
+  let drain = params.mode == MODE_DRAIN;
+  if (lid == 0u) {
+    wg_jobs = select(min(atomicLoad(&lists[L_DEFERRED]), params.list_cap), params.n, drain);
+  }
+  let jobs = workgroupUniformLoad(&wg_jobs);
+  ${chunkLoop('jobs')} {
+    let j = base + lid;
+    var pending = false;
+    var i = 0u;
+    var src = NONE;
+    var key = EMPTY;
+    var value = 0u;
+    var op = OP_INSERT;
+    var b1 = 0u;
+    var b2 = 0u;
+    if (j < jobs) {
+      if (drain) {
+        src = params.nalloc * 32u + j;
+        key = atomicLoad(&slots[src * 2u]);
+        value = atomicLoad(&slots[src * 2u + 1u]);
+        pending = key < TOMBSTONE;
+      } else {
+        i = atomicLoad(&lists[LIST_HEADER + L_DEFERRED * params.list_cap + j]);
+        key = keys[i];
+        value = values[i];
+        op = select(params.mode, ops[i], params.mode == MODE_APPLY);
+        pending = true;
+      }
+      b1 = hv_b1(key);
+      b2 = hv_b2(key);
+    }
+    var result = R_RETRY;
+    for (var round = 1u; ; round++) {
+      let todo = cg_ballot(pending);
+      if (cg_mask_empty(todo)) { break; }
+      if (round > LOCKED_ROUNDS) {
+        if (pending) { result = R_FAILED; pending = false; }
+        break;
+      }
+      // One attempt per op per round; an op whose lock was taken tries again in a later round,
+      // skipping rounds at random so that ops running in lockstep stop colliding the same way.
+      var left = cg_ballot(pending && (round == 1u || (hash_fmix32(key ^ (round * 0x9e3779b9u)) & 1u) == 0u));
+      loop {
+        if (cg_mask_empty(left)) { break; }
+        let leader = cg_first_lane(left);
+        left &= ~cg_mask_lane(leader);
+        let r = hv_locked_insert(
+          cg_broadcast(key, leader), cg_broadcast(value, leader), cg_broadcast(op, leader) == OP_INSERT_OR_ASSIGN,
+          cg_broadcast(b1, leader), cg_broadcast(b2, leader), leader, drain, round);
+        if (cg_lane() == leader && r != R_RETRY) {
+          result = r;
+          pending = false;
+        }
+      }
+    }
+    if (j < jobs && result != R_RETRY) {
+      if (drain) {
+        if (result == R_INSERTED) {
+          // In the table now: free the stash slot.
+          atomicStore(&slots[src * 2u], EMPTY);
+          atomicOr(&masks[src / 32u], 1u << (src % 32u));
+          count(T_STASH_OUT, 1u);
+        }
+      } else {
+        let added = result == R_INSERTED || result == R_STASHED;
+        if (added) { count(T_ADDED, 1u); }
+        if (result == R_STASHED) { count(T_STASH_IN, 1u); }
+        if (result == R_FAILED) { report_failure(i); }
+        if (params.mode == MODE_APPLY) { out[i] = vec2<u32>(0u, select(0u, 1u, added)); }
+      }
+    }
+  }
+  flush_tallies(lid);
+}
+`,
+      { modules: [gridModule, cuckooModule(subgroups)], constants: { LOCKED_ROUNDS } },
+    ),
+  );
+}

@@ -1,0 +1,54 @@
+import type { WgslModule } from '@gpuhash/kernels';
+import { cooperativeVariant } from './kernel-cache';
+import { talliesModule } from './tallies';
+import { wcmeModule } from './wcme';
+
+/**
+ * Bucket locks (word lock_base + b of the masks binding): taken only by the locked pass and the stash drain, only
+ * ever tried (one atomicExchange by the group's leader), never waited on inside a loop. And the
+ * stores made under them, settled before the unlock. Needs `slots`, `masks`, `params`, tallies.
+ */
+export function locksModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant(
+    'hive.locks',
+    subgroups,
+    /* wgsl */ `
+/**
+ * Stores under a lock, made visible before the lock is released. WGSL has no fence: the leader
+ * re-reads what it wrote until the reads return it (atomics are performed at the point of
+ * coherence, so the next lock holder will see them too). It waits on its own stores only.
+ */
+fn hv_settle(g: u32, key: u32, value: u32) {
+  for (var t = 0u; t < 4096u; t++) {
+    if (atomicLoad(&slots[g * 2u]) == key && atomicLoad(&slots[g * 2u + 1u]) == value) { break; }
+  }
+}
+fn hv_store_locked(g: u32, key: u32, value: u32) {
+  hv_store_pair(g, key, value);
+  hv_settle(g, key, value);
+}
+fn hv_move_locked(src: u32, dst: u32) {
+  hv_store_locked(dst, atomicLoad(&slots[src * 2u]), atomicLoad(&slots[src * 2u + 1u]));
+}
+
+/** Tries bucket b's lock once (the leader lane's atomic); the answer on every lane. */
+fn hv_lock(b: u32, leader: u32) -> bool {
+  var ok = 0u;
+  if (cg_lane() == leader) {
+    if (atomicExchange(&masks[params.lock_base + b], 1u) == 0u) {
+      ok = 1u;
+      count(T_LOCK_ACQUISITIONS, 1u);
+    } else {
+      count(T_LOCK_CONFLICTS, 1u);
+    }
+  }
+  return cg_broadcast(ok, leader) == 1u;
+}
+
+fn hv_unlock(b: u32, leader: u32) {
+  if (cg_lane() == leader) { atomicStore(&masks[params.lock_base + b], 0u); }
+}
+`,
+    [wcmeModule(subgroups), talliesModule],
+  );
+}

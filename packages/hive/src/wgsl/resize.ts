@@ -1,0 +1,187 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { commonModule, WORKGROUP_SIZE } from './common';
+import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { rowBallotModule } from './wcme';
+
+const tableBindings = /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;`;
+
+const moveCode = /* wgsl */ `
+fn hv_move_out(src: u32, dst: u32) {
+  atomicStore(&slots[dst * 2u + 1u], atomicLoad(&slots[src * 2u + 1u]));
+  atomicStore(&slots[dst * 2u], atomicLoad(&slots[src * 2u]));
+  atomicStore(&slots[src * 2u], EMPTY);
+}`;
+
+/**
+ * Expansion (split phase): a batch of K source buckets s = aux0 .. aux0+n-1, each with its fresh
+ * partner t = s + n0, one group per pair. params.split is the split pointer after the batch, so
+ * hv_b1/hv_b2 give each key's new candidates: a key stays when s is still one of them, else it
+ * moves to t (its hash's next bit picks t; t is empty, so the movers take its first slots by rank).
+ * Bindings: params, slots, masks.
+ */
+export function splitKernel(subgroups: boolean): Kernel {
+  return cachedKernel('split', subgroups ? 'sg' : 'fb', () =>
+    composeWgsl(
+      /* wgsl */ `
+${tableBindings}
+${moveCode}
+
+${entryPoint(cooperativeEntryParams({ subgroups }))} {
+  cg_init(cg_sg_lane, cg_sg_size);
+  ${chunkLoop('params.n')} {
+    let j = base + lid;
+    var todo = cg_ballot(j < params.n);
+    loop {
+      if (cg_mask_empty(todo)) { break; }
+      let leader = cg_first_lane(todo);
+      todo &= ~cg_mask_lane(leader);
+      let s = params.aux0 + cg_broadcast(j, leader);
+      let t = s + params.n0;
+      var movers = 0u;
+      for (var step = 0u; step < cg_steps(32u); step++) {
+        let slot = step * cg_size() + cg_lane();
+        var go = false;
+        if (slot < 32u) {
+          let k = atomicLoad(&slots[hv_key_word(s, slot)]);
+          go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
+        }
+        movers |= hv_row_ballot(go, step);
+      }
+      for (var step = 0u; step < cg_steps(32u); step++) {
+        let slot = step * cg_size() + cg_lane();
+        if (slot < 32u && ((movers >> slot) & 1u) == 1u) {
+          hv_move_out(s * 32u + slot, t * 32u + countOneBits(movers & hv_low_mask(slot)));
+        }
+      }
+      if (cg_lane() == leader) {
+        atomicOr(&masks[s], movers);
+        atomicStore(&masks[t], ~hv_low_mask(countOneBits(movers)));
+      }
+    }
+  }
+}
+`,
+      { modules: [gridModule, rowBallotModule(subgroups)] },
+    ),
+  );
+}
+
+/**
+ * Contraction, first half: pair j merges partner t = aux0 - j back into s = t - n0. A pair whose
+ * keys do not fit in s's free slots aborts the merge (Hive IV-C2): the highest failing t + 1 is
+ * kept in counters[C_MERGE_MARKER], and no pair at or below it moves (the buckets must shrink from
+ * the top). Bindings: params, masks, counters.
+ */
+export function mergeCheckKernel(): Kernel {
+  return cachedKernel('merge-check', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> masks: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
+
+${entryPoint()} {
+  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+    let t = params.aux0 - j;
+    let s = t - params.n0;
+    let used = countOneBits(~atomicLoad(&masks[t]));
+    if (used > countOneBits(atomicLoad(&masks[s]))) { atomicMax(&counters[C_MERGE_MARKER], t + 1u); }
+  }
+}
+`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Contraction, second half: every pair above the marker moves t's keys into s's free slots
+ * (the r-th key of t takes the r-th free slot of s), one group per pair.
+ * Bindings: params, slots, masks, counters.
+ */
+export function mergeKernel(subgroups: boolean): Kernel {
+  return cachedKernel('merge', subgroups ? 'sg' : 'fb', () =>
+    composeWgsl(
+      /* wgsl */ `
+${tableBindings}
+@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
+${moveCode}
+
+${entryPoint(cooperativeEntryParams({ subgroups }))} {
+  cg_init(cg_sg_lane, cg_sg_size);
+  let marker = atomicLoad(&counters[C_MERGE_MARKER]);
+  ${chunkLoop('params.n')} {
+    let j = base + lid;
+    var todo = cg_ballot(j < params.n && params.aux0 - j >= marker);
+    loop {
+      if (cg_mask_empty(todo)) { break; }
+      let leader = cg_first_lane(todo);
+      todo &= ~cg_mask_lane(leader);
+      let t = params.aux0 - cg_broadcast(j, leader);
+      let s = t - params.n0;
+      let used = ~atomicLoad(&masks[t]);
+      let free = atomicLoad(&masks[s]);
+      for (var step = 0u; step < cg_steps(32u); step++) {
+        let slot = step * cg_size() + cg_lane();
+        if (slot < 32u && ((used >> slot) & 1u) == 1u) {
+          hv_move_out(t * 32u + slot, s * 32u + hv_nth_bit(free, countOneBits(used & hv_low_mask(slot))));
+        }
+      }
+      if (cg_lane() == leader) {
+        atomicStore(&masks[s], free & ~hv_lowest_bits(free, countOneBits(used)));
+        atomicStore(&masks[t], 0xffffffffu);
+      }
+    }
+  }
+}
+`,
+      { modules: [gridModule, rowBallotModule(subgroups)] },
+    ),
+  );
+}
+
+/**
+ * Moves the stash into reallocated storage: each live entry of the old stash (jobs = its slots)
+ * takes a free slot of its line in the new one. The new stash has as many lines or more (a power
+ * of two multiple), so each new line receives keys of a single old line and never overflows.
+ * params describe the new storage; aux0 = the old nalloc. Bindings: params, old_slots, slots, masks.
+ */
+export function relocateStashKernel(): Kernel {
+  return cachedKernel('relocate-stash', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> old_slots: array<u32>;
+@group(0) @binding(2) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> masks: array<atomic<u32>>;
+
+${entryPoint()} {
+  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+    let g = params.aux0 * 32u + j;
+    let key = old_slots[g * 2u];
+    if (key >= TOMBSTONE) { continue; }
+    let line = hv_stash_bucket(key);
+    var seen = atomicLoad(&masks[line]);
+    loop {
+      if (seen == 0u) { break; } // cannot happen (see above); the key would be lost, so the host checks the count
+      let bit = 1u << firstTrailingBit(seen);
+      let old = atomicAnd(&masks[line], ~bit);
+      if ((old & bit) != 0u) {
+        let at = line * 32u + firstTrailingBit(bit);
+        atomicStore(&slots[at * 2u + 1u], old_slots[g * 2u + 1u]);
+        atomicStore(&slots[at * 2u], key);
+        break;
+      }
+      seen = old & ~bit;
+    }
+  }
+}
+`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}

@@ -1,0 +1,70 @@
+import { BUCKET_SLOTS, candidateBuckets, EMPTY_KEY, type HiveTable, splitPointerFor, stashLineOf } from '../src';
+import type { TableModel } from './model';
+
+export interface Layout {
+  /** Live pairs as the buffers hold them. */
+  pairs: Map<number, number>;
+  /** Keys in the stash. */
+  stashed: Set<number>;
+  /** Live keys per table bucket. */
+  bucketLoad: number[];
+}
+
+/**
+ * Reads the table's buffers and checks, on the CPU, everything the protocol promises between
+ * batches: a claimed slot holds a live key, a free slot is EMPTY; each key lies in one of its two
+ * candidate buckets under the current split pointer (or in its stash line); buckets past the table
+ * are empty; no key is stored twice; no lock is held.
+ */
+export async function checkLayout(table: HiveTable, what: string): Promise<Layout> {
+  const snap = await table.debugSnapshot();
+  const p = splitPointerFor(snap.buckets);
+  const pairs = new Map<number, number>();
+  const stashed = new Set<number>();
+  const bucketLoad: number[] = [];
+  const fail = (m: string) => {
+    throw new Error(`${what}: ${m}`);
+  };
+  const total = snap.nalloc + snap.stashLines;
+  for (let b = 0; b < total; b++) {
+    const free = snap.meta[b] as number;
+    const stash = b >= snap.nalloc;
+    let load = 0;
+    for (let s = 0; s < BUCKET_SLOTS; s++) {
+      const g = b * BUCKET_SLOTS + s;
+      const key = snap.slots[2 * g] as number;
+      const claimed = ((free >>> s) & 1) === 0;
+      const live = key < 0xfffffffe;
+      if (claimed !== live) fail(`bucket ${b} slot ${s}: key 0x${key.toString(16)} but the slot is ${claimed ? 'claimed' : 'free'}`);
+      if (!claimed && key !== EMPTY_KEY) fail(`bucket ${b} slot ${s}: free slot holds 0x${key.toString(16)}`);
+      if (!live) continue;
+      load++;
+      if (!stash && b >= snap.buckets) fail(`bucket ${b} is past the table's ${snap.buckets} buckets but holds 0x${key.toString(16)}`);
+      if (pairs.has(key)) fail(`key 0x${key.toString(16)} is stored twice`);
+      pairs.set(key, snap.slots[2 * g + 1] as number);
+      if (stash) {
+        stashed.add(key);
+        const line = stashLineOf(key, snap.stashLines);
+        if (line !== b - snap.nalloc) fail(`stash key 0x${key.toString(16)} is in line ${b - snap.nalloc}, its line is ${line}`);
+      } else {
+        const [b1, b2] = candidateBuckets(key, p);
+        if (b !== b1 && b !== b2) fail(`key 0x${key.toString(16)} is in bucket ${b}, its candidates are ${b1} and ${b2}`);
+      }
+    }
+    if (!stash && b < snap.buckets) bucketLoad.push(load);
+    if (!stash && (snap.meta[snap.nalloc + snap.stashLines + b] as number) !== 0) fail(`bucket ${b}'s lock is held between batches`);
+  }
+  return { pairs, stashed, bucketLoad };
+}
+
+/** checkLayout, plus: the stored pairs are exactly the model's. */
+export async function expectLayoutMatches(table: HiveTable, model: TableModel, what: string): Promise<Layout> {
+  const layout = await checkLayout(table, what);
+  if (layout.pairs.size !== model.size) throw new Error(`${what}: the table stores ${layout.pairs.size} keys, the model ${model.size}`);
+  for (const [k, v] of model.map) {
+    const got = layout.pairs.get(k);
+    if (got !== v) throw new Error(`${what}: key 0x${k.toString(16)} holds ${got}, the model says ${v}`);
+  }
+  if (table.size !== model.size) throw new Error(`${what}: size ${table.size}, model ${model.size}`);
+  return layout;
+}

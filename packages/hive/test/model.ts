@@ -1,0 +1,70 @@
+/**
+ * The CPU reference: a Map with the table's batch semantics. Where the GPU may legally pick one
+ * of several outcomes (duplicate keys in one batch), `insert` returns the allowed values and the
+ * test adopts the value the GPU chose once it has checked it is allowed.
+ * (The same model as linear-probe's test/model.ts; a candidate for @gpuhash/testing.)
+ */
+export class TableModel {
+  readonly map = new Map<number, number>();
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** Applies an insert batch; returns, per key of the batch, the values it may hold afterwards. */
+  insert(keys: ArrayLike<number>, values: ArrayLike<number>, assign: boolean): Map<number, Set<number>> {
+    const batch = new Map<number, number[]>();
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as number;
+      let list = batch.get(k);
+      if (!list) batch.set(k, (list = []));
+      list.push(values[i] as number);
+    }
+    const allowed = new Map<number, Set<number>>();
+    for (const [k, list] of batch) {
+      const old = this.map.get(k);
+      if (old !== undefined && !assign) {
+        allowed.set(k, new Set([old]));
+        continue;
+      }
+      allowed.set(k, new Set(list));
+      this.map.set(k, list[0] as number);
+    }
+    return allowed;
+  }
+
+  erase(keys: ArrayLike<number>): number {
+    let n = 0;
+    for (let i = 0; i < keys.length; i++) if (this.map.delete(keys[i] as number)) n++;
+    return n;
+  }
+}
+
+/**
+ * Checks find results for `keys` against the model. Keys with several allowed values must hold
+ * one of them; the model then adopts the GPU's choice.
+ */
+export function expectMatchesModel(
+  keys: ArrayLike<number>,
+  found: Uint8Array,
+  values: Uint32Array,
+  model: TableModel,
+  allowed: Map<number, Set<number>> = new Map(),
+): void {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as number;
+    const want = model.map.has(k);
+    if ((found[i] === 1) !== want) {
+      throw new Error(`key 0x${k.toString(16)} at index ${i}: found=${found[i]} but the model ${want ? 'has' : 'lacks'} it`);
+    }
+    if (!want) continue;
+    const v = values[i] as number;
+    const options = allowed.get(k);
+    if (options ? !options.has(v) : v !== model.map.get(k)) {
+      throw new Error(
+        `key 0x${k.toString(16)} at index ${i}: value ${v}, expected ${options ? `one of ${[...options].join(', ')}` : model.map.get(k)}`,
+      );
+    }
+    model.map.set(k, v);
+  }
+}

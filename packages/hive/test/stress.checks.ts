@@ -1,0 +1,150 @@
+import { fmix32 } from '@gpuhash/kernels';
+import { defineChecks } from '@gpuhash/testing';
+import { Op, RESERVED_KEYS } from '../src';
+import { checkLayout } from './invariants';
+import { createTable, expect, perVariant } from './table.checks';
+
+const reserved = new Set(RESERVED_KEYS);
+/** Benchmark keys: fmix32(2j+1) (distinct: fmix32 is a bijection), skipping the reserved words. */
+function benchKeys(n: number, offset = 1): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let j = 0, i = 0; i < n; j++) {
+    const k = fmix32(2 * j + offset);
+    if (!reserved.has(k)) out[i++] = k;
+  }
+  return out;
+}
+
+/**
+ * Checks for a real GPU (run them with tools/gpu-check at a large `scale`); at scale 1 they run in
+ * CI on SwiftShader. Load 0.95 throughout: the table never grows, so buckets fill, the locked pass
+ * evicts and the stash takes overflow while finds, erases and inserts of the same keys race.
+ */
+export const stressChecks = defineChecks('hive/stress', [
+  ...perVariant(
+    'bulk: 2^14*scale keys at load 0.95 inserted, found, missed, half erased, re-inserted, exactly',
+    async ({ gpu, scale }, v) => {
+      const n = 16_384 * scale;
+      const table = await createTable(gpu, v, { capacity: Math.ceil(n / 0.95), growth: false });
+      const keys = benchKeys(n);
+      const misses = benchKeys(n, 2);
+      const values = keys.map((k) => fmix32(k ^ 0x1234));
+      // The device-side path, as the benchmark drives it: one encoder, one batch.
+      const dk = gpu.upload(keys);
+      const dv = gpu.upload(values);
+      table.reserveBatch(n);
+      const encoder = gpu.device.createCommandEncoder();
+      table.encodeInsert(encoder, dk.buffer, dv.buffer, n);
+      gpu.submit([encoder.finish()]);
+      await table.sync();
+      const stats = await table.stats();
+      expect(table.size === n, `size ${table.size} after inserting ${n} keys at load 0.95: ${JSON.stringify(stats)}`);
+      const hit = await table.find(keys);
+      for (let i = 0; i < n; i++) if (hit.found[i] !== 1 || hit.values[i] !== values[i]) throw new Error(`hit ${i} wrong`);
+      const miss = await table.find(misses);
+      for (let i = 0; i < n; i++) if (miss.found[i] !== 0) throw new Error(`miss ${i} found`);
+      const half = keys.subarray(0, n / 2);
+      expect((await table.erase(half)) === n / 2, 'erase count');
+      const after = await table.find(keys);
+      for (let i = 0; i < n; i++) if (after.found[i] !== (i < n / 2 ? 0 : 1)) throw new Error(`after erase ${i} wrong`);
+      const again = await table.insert(half, values.subarray(0, n / 2));
+      expect(again.inserted === n / 2 && again.failed.length === 0, `re-insert: ${again.inserted}, failed ${again.failed.length}`);
+      const layout = await checkLayout(table, 'bulk');
+      expect(layout.pairs.size === n, `layout holds ${layout.pairs.size} keys`);
+      for (const a of [dk, dv]) a.destroy();
+      table.destroy();
+    },
+  ),
+  ...perVariant(
+    'stress: mixed batches at load 0.95 with hot conflicting keys: no wrong value, no lost key, no duplicate',
+    async ({ gpu, rng, scale }, v) => {
+      const capacity = 16_384 * scale;
+      const table = await createTable(gpu, v, { capacity, growth: false });
+      const universe = benchKeys(capacity);
+      const target = Math.floor(capacity * 0.95);
+      // Every value ever stored under each key, and the keys acknowledged as present.
+      const stored = new Map<number, Set<number>>();
+      const present = new Set<number>();
+      const note = (k: number, value: number) => {
+        let s = stored.get(k);
+        if (!s) stored.set(k, (s = new Set()));
+        s.add(value);
+      };
+      const refill = async () => {
+        const missing: number[] = [];
+        for (let i = 0; i < universe.length && present.size + missing.length < target; i++) {
+          const k = universe[i] as number;
+          if (!present.has(k)) missing.push(k);
+        }
+        const keys = Uint32Array.from(missing);
+        const values = rng.u32Array(keys.length);
+        for (let i = 0; i < keys.length; i++) note(keys[i] as number, values[i] as number);
+        const r = await table.insert(keys, values);
+        const failed = new Set(r.failed);
+        keys.forEach((k, i) => {
+          if (!failed.has(i)) present.add(k);
+        });
+      };
+      await refill();
+      const hot = universe.subarray(0, 64);
+      let checkedFinds = 0;
+      let mustFinds = 0;
+      for (let round = 0; round < 6; round++) {
+        const n = 4096 * scale;
+        const keys = new Uint32Array(n);
+        const ops = new Uint8Array(n);
+        const values = rng.u32Array(n);
+        for (let i = 0; i < n; i++) {
+          keys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : universe[rng.below(universe.length)]) as number;
+          const r = rng.below(20);
+          ops[i] = r < 8 ? Op.find : r < 13 ? Op.insertOrAssign : r < 17 ? Op.insert : Op.erase;
+          if ((ops[i] as number) <= Op.insertOrAssign) note(keys[i] as number, values[i] as number);
+        }
+        const erasedHere = new Set<number>();
+        keys.forEach((k, i) => {
+          if (ops[i] === Op.erase) erasedHere.add(k);
+        });
+        const result = await table.apply({ ops, keys, values });
+        const failed = new Set(result.failed);
+        for (let i = 0; i < n; i++) {
+          const k = keys[i] as number;
+          if (failed.has(i)) expect(result.status[i] === 0, `round ${round}: failed insert ${i} reported status 1`);
+          if (ops[i] !== Op.find) continue;
+          if (result.status[i] === 1) {
+            checkedFinds++;
+            expect(
+              stored.get(k)?.has(result.values[i] as number) ?? false,
+              `round ${round}: find of 0x${k.toString(16)} returned ${result.values[i]}, never stored under it`,
+            );
+          } else if (present.has(k) && !erasedHere.has(k)) {
+            throw new Error(`round ${round}: key 0x${k.toString(16)} was acknowledged and not erased, but a find missed it`);
+          }
+          if (present.has(k) && !erasedHere.has(k)) mustFinds++;
+        }
+        // After the batch: keys it erased may or may not be back (an insert in the same batch may
+        // have won); keys it inserted without failure are present unless it also erased them.
+        for (const k of erasedHere) present.delete(k);
+        for (let i = 0; i < n; i++) {
+          const k = keys[i] as number;
+          if ((ops[i] as number) <= Op.insertOrAssign && !erasedHere.has(k) && !failed.has(i)) present.add(k);
+        }
+        const layout = await checkLayout(table, `round ${round}`);
+        expect(layout.pairs.size === table.size, `round ${round}: ${layout.pairs.size} keys stored, size ${table.size}`);
+        for (const [k, val] of layout.pairs) {
+          expect(stored.get(k)?.has(val) ?? false, `round ${round}: 0x${k.toString(16)} holds ${val}, never stored under it`);
+        }
+        for (const k of present) expect(layout.pairs.has(k), `round ${round}: acknowledged key 0x${k.toString(16)} was lost`);
+        // Keys the batch erased and re-inserted are whatever the table says.
+        for (const k of erasedHere) if (layout.pairs.has(k)) present.add(k);
+        await refill();
+      }
+      const stats = await table.stats();
+      expect(checkedFinds > 0 && mustFinds > 0, 'the stress made no finds');
+      expect(
+        stats.loadFactor > 0.9 && stats.lockedInserts > 0,
+        `the stress did not reach the locked path at load 0.95: ${JSON.stringify(stats)}`,
+      );
+      table.destroy();
+    },
+  ),
+]);
