@@ -89,7 +89,7 @@ for (const load of [0.5, 0.75, 0.9]) {
   for (const blindCas of [true, false]) {
     const ms = await timePasses('insert', 5, (enc, ts) => {
       table.encodeClear(enc);
-      table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas });
+      table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas, bulk: 'never' });
     });
     await table.sync();
     if (table.size !== count) throw new Error(`insert at ${load}: size ${table.size}, expected ${count}`);
