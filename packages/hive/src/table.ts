@@ -237,7 +237,7 @@ export class HiveTable {
     const values = this.gpu.upload(batch.values ?? new Uint32Array(n));
     const out = this.gpu.createArray('u32', 2 * n, 'hive.apply.out');
     try {
-      const failed = await this.runOpPasses({
+      let failed = await this.runOpPasses({
         ops: ops.buffer,
         keys: keys.buffer,
         values: values.buffer,
@@ -252,11 +252,38 @@ export class HiveTable {
         resultValues[i] = both[2 * i] as number;
         status[i] = both[2 * i + 1] as number;
       }
+      failed = await this.retryFailedInserts(batch, failed, status);
       await this.resizer.contractIfSparse();
       return { values: resultValues, status, failed };
     } finally {
       for (const a of [ops, keys, values, out]) a.destroy();
     }
+  }
+
+  /**
+   * Inserts of a mixed batch that lost the bucket locks for LOCKED_ROUNDS rounds in a row (many
+   * ops of the batch on a few hot keys) run again as a batch of their own, up to 8 times: they take
+   * effect after the rest of the batch, a legal order for concurrent ops. What still fails (a full
+   * stash without growth) is reported.
+   */
+  private async retryFailedInserts(batch: ApplyBatch, failed: Uint32Array, status: Uint8Array): Promise<Uint32Array> {
+    for (let attempt = 0; failed.length > 0 && attempt < 8; attempt++) {
+      const m = failed.length;
+      await this.resizer.growFor(m);
+      const ops = this.gpu.upload(Uint32Array.from(failed, (i) => batch.ops[i] as number));
+      const keys = this.gpu.upload(Uint32Array.from(failed, (i) => batch.keys[i] as number));
+      const values = this.gpu.upload(Uint32Array.from(failed, (i) => batch.values?.[i] ?? 0));
+      const out = this.gpu.createArray('u32', 2 * m, 'hive.apply.retry.out');
+      try {
+        const again = await this.runOpPasses({ ops: ops.buffer, keys: keys.buffer, values: values.buffer, out: out.buffer, n: m, mode: MODE_APPLY });
+        const both = await this.gpu.download(out);
+        for (let j = 0; j < m; j++) status[failed[j] as number] = both[2 * j + 1] as number;
+        failed = Uint32Array.from(again, (j) => failed[j] as number);
+      } finally {
+        for (const a of [ops, keys, values, out]) a.destroy();
+      }
+    }
+    return failed;
   }
 
   private async applyOnDevice(batch: DeviceApplyBatch): Promise<DeviceApplyResult> {
