@@ -2,6 +2,7 @@
 # The whole GPU-host session in one command (device time is scarce): check suites at scale,
 # optionally the insert-variant comparison (PERF=1), and the full benchmark. Expects .gpu-bundle/
 # made by tools/gpu-check/pack-all.sh and writes everything under $OUT (at most 8 files).
+#   BENCH=0 skips the benchmark.
 #   CHECKS="kernels/:64 linear-probe/:256 hive/:64" bash tools/gpu-check/gpu-host.sh [bench-args...]
 set -uo pipefail
 B=.gpu-bundle
@@ -21,8 +22,10 @@ for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulka
 done
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 [ "${PERF:-0}" = 1 ] && "$B/node" "$B/perf-insert.mjs" 27 > "$OUT/perf-insert.log" 2>&1
-"$B/node" "$B/gpuhash-bench.mjs" full --require-hardware --git-revision "$rev" \
-  --json "$OUT/bench-full.json" --markdown "$OUT/bench-full.md" --svg "$OUT/svg" "$@" > "$OUT/bench.log" 2>&1
-tar czf "$OUT/svg.tgz" -C "$OUT" svg && rm -rf "$OUT/svg"
+if [ "${BENCH:-1}" = 1 ]; then
+  "$B/node" "$B/gpuhash-bench.mjs" full --require-hardware --git-revision "$rev" \
+    --json "$OUT/bench-full.json" --markdown "$OUT/bench-full.md" --svg "$OUT/svg" "$@" > "$OUT/bench.log" 2>&1
+  tar czf "$OUT/svg.tgz" -C "$OUT" svg && rm -rf "$OUT/svg"
+fi
 grep -h -E "^==|passed|failed|^FAIL" "$OUT/check.log"
-tail -n 3 "$OUT/bench.log"
+[ -f "$OUT/bench.log" ] && tail -n 3 "$OUT/bench.log"
