@@ -9,7 +9,7 @@ const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const out = `${docs}src/api`;
 
 /** The packages the reference covers, in sidebar order. */
-export const API_PACKAGES = ['core', 'kernels', 'linear-probe'];
+export const API_PACKAGES = ['core', 'kernels', 'linear-probe', 'hive'];
 
 const started = Date.now();
 await rm(out, { recursive: true, force: true });

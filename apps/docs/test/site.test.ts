@@ -101,8 +101,8 @@ describe('the docs site in Chromium', () => {
 
     const capacity = 1 << 12;
     const n = 1 << 11;
-    const run = async (workload: string) => {
-      await page.getByTestId('pg-table').selectOption('linear-probe');
+    const run = async (workload: string, table = 'linear-probe') => {
+      await page.getByTestId('pg-table').selectOption(table);
       await page.getByTestId('pg-capacity').selectOption(String(capacity));
       await page.getByTestId('pg-workload').selectOption(workload);
       await page.getByTestId('pg-size').fill(String(n));
@@ -155,6 +155,14 @@ describe('the docs site in Chromium', () => {
       ops: n,
     });
     await shoot(page, 'playground-mixed');
+
+    // The same workloads on Hive: the numbers do not depend on the design.
+    const hive = { capacity, mismatches: 0, ops: n };
+    expect(await run('insert', 'hive')).toMatchObject({ ...hive, size: n, load: 0.5, found: n, expectedFound: n });
+    expect(await run('find-hits', 'hive')).toMatchObject({ ...hive, size: n, found: n, expectedFound: n });
+    expect(await run('find-misses', 'hive')).toMatchObject({ ...hive, size: n, found: 0, expectedFound: 0 });
+    expect(await run('mixed', 'hive')).toMatchObject({ ...hive, size: live, found: 16 * finds, expectedFound: 16 * finds });
+    await shoot(page, 'playground-hive-mixed');
 
     await context.close();
     expectClean(problems);

@@ -16,7 +16,7 @@ export {
   InvalidArgumentError,
   LimitExceededError,
 } from './errors';
-export type { SubgroupInfo } from './gpu';
+export type { GpuInit, SubgroupInfo } from './gpu';
 export { Gpu } from './gpu';
 export type { Binding, DispatchOptions, Kernel } from './kernel';
 export { PipelineCache } from './pipeline-cache';

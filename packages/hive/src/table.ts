@@ -275,7 +275,14 @@ export class HiveTable {
       const values = this.gpu.upload(Uint32Array.from(failed, (i) => batch.values?.[i] ?? 0));
       const out = this.gpu.createArray('u32', 2 * m, 'hive.apply.retry.out');
       try {
-        const again = await this.runOpPasses({ ops: ops.buffer, keys: keys.buffer, values: values.buffer, out: out.buffer, n: m, mode: MODE_APPLY });
+        const again = await this.runOpPasses({
+          ops: ops.buffer,
+          keys: keys.buffer,
+          values: values.buffer,
+          out: out.buffer,
+          n: m,
+          mode: MODE_APPLY,
+        });
         const both = await this.gpu.download(out);
         for (let j = 0; j < m; j++) status[failed[j] as number] = both[2 * j + 1] as number;
         failed = Uint32Array.from(again, (j) => failed[j] as number);

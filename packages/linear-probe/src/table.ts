@@ -403,6 +403,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> {
     // Two u32 arrays of REGION_SLOTS words in workgroup memory.
     if (this.gpu.limits.maxComputeWorkgroupStorageSize < 8 * REGION_SLOTS + 64) return false;
     if (mode === 'always') return true;
+    // On a software adapter workgroup memory is no faster than the rest: the atomic path wins.
+    if (this.gpu.isSoftware) return false;
     // Each touched region costs a load and a store of its slots: worth it from about 256 keys per
     // region. Above load 0.8 the spilled keys, placed last, end up with the longest displacements,
     // which slows lookups (measured on an H200: find-hit -16% at load 0.9), so 'auto' stops there.

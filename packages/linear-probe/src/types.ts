@@ -25,7 +25,8 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> {
   /**
    * Large insert batches into u32 tables without tombstones can build the table region by region
    * in workgroup memory instead of with global atomics (see the README). 'auto' (default) takes
-   * that path for batches of at least 2^15 keys and capacity/8 that leave the load at most 0.8;
+   * that path on hardware adapters for batches of at least 2^15 keys and capacity/8 that leave the
+   * load at most 0.8;
    * 'always' and 'never' force the choice.
    */
   bulkInsert?: 'auto' | 'always' | 'never';

@@ -31,6 +31,42 @@ export interface TableChoice {
   create?: (gpu: Gpu, capacity: number) => Promise<PlaygroundTable>;
 }
 
+/** The host API every gpuhash dictionary table shares, as far as the playground uses it. */
+interface DictionaryTable {
+  readonly capacity: number;
+  readonly size: number;
+  readonly loadFactor: number;
+  insert(keys: Uint32Array, values: Uint32Array): Promise<{ failed: Uint32Array }>;
+  find(keys: Uint32Array): Promise<{ values: Uint32Array; found: Uint8Array }>;
+  erase(keys: Uint32Array): Promise<number>;
+  apply(batch: { ops: Uint8Array; keys: Uint32Array; values: Uint32Array }): Promise<{ values: Uint32Array; status: Uint8Array }>;
+  destroy(): void;
+}
+
+/** Wraps a dictionary table, mapping the playground's op codes to the table's. */
+function adapt(table: DictionaryTable, op: { insert: number; find: number; erase: number }): PlaygroundTable {
+  const toOp = (code: number): number => (code === MixedOp.insert ? op.insert : code === MixedOp.find ? op.find : op.erase);
+  return {
+    get capacity() {
+      return table.capacity;
+    },
+    get size() {
+      return table.size;
+    },
+    get loadFactor() {
+      return table.loadFactor;
+    },
+    insert: async (keys, values) => ({ failed: (await table.insert(keys, values)).failed.length }),
+    find: (keys) => table.find(keys),
+    erase: (keys) => table.erase(keys),
+    async apply(ops, keys, values) {
+      const r = await table.apply({ ops: ops.map(toOp), keys, values });
+      return { values: r.values, status: r.status };
+    },
+    destroy: () => table.destroy(),
+  };
+}
+
 export const TABLES: readonly TableChoice[] = [
   {
     id: 'linear-probe',
@@ -43,28 +79,7 @@ export const TABLES: readonly TableChoice[] = [
       // Loaded on demand: the table's code stays out of pages that never run it.
       const { LinearProbeTable, Op } = await import('@gpuhash/linear-probe');
       // maxLoadFactor 0.95: the playground lets you walk linear probing into its slow zone.
-      const table = await LinearProbeTable.create(gpu, { capacity, maxLoadFactor: 0.95 });
-      const toOp = (op: number): number => (op === MixedOp.insert ? Op.insert : op === MixedOp.find ? Op.find : Op.erase);
-      return {
-        get capacity() {
-          return table.capacity;
-        },
-        get size() {
-          return table.size;
-        },
-        get loadFactor() {
-          return table.loadFactor;
-        },
-        insert: async (keys, values) => ({ failed: (await table.insert(keys, values)).failed.length }),
-        find: (keys) => table.find(keys),
-        erase: (keys) => table.erase(keys),
-        async apply(ops, keys, values) {
-          const mapped = ops.map(toOp);
-          const r = await table.apply({ ops: mapped, keys, values });
-          return { values: r.values, status: r.status };
-        },
-        destroy: () => table.destroy(),
-      };
+      return adapt(await LinearProbeTable.create(gpu, { capacity, maxLoadFactor: 0.95 }), Op);
     },
   },
   { id: 'slab', name: 'slab', summary: 'SlabHash: chains of 128-byte slabs, read by a whole subgroup', status: 'coming', maxLoad: 0.9 },
@@ -72,8 +87,13 @@ export const TABLES: readonly TableChoice[] = [
     id: 'hive',
     name: 'hive',
     summary: 'Hive: cuckoo buckets, subgroup claims, stash, resizes without a global rehash',
-    status: 'coming',
+    status: 'ready',
     maxLoad: 0.95,
+    async create(gpu, capacity) {
+      const { HiveTable, Op } = await import('@gpuhash/hive');
+      // Growth off: the playground asks for an exact capacity and a load factor to reach.
+      return adapt(await HiveTable.create(gpu, { capacity, growth: false }), Op);
+    },
   },
   { id: 'horton', name: 'horton', summary: 'Horton: bucketized cuckoo with remap entries', status: 'coming', maxLoad: 0.95 },
   { id: 'hkv', name: 'hkv', summary: 'HierarchicalKV: a cache that evicts by score when a bucket is full', status: 'coming', maxLoad: 1 },
