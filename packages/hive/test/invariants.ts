@@ -1,5 +1,5 @@
+import type { TableModel } from '@gpuhash/testing';
 import { BUCKET_SLOTS, candidateBuckets, EMPTY_KEY, type HiveTable, splitPointerFor, stashLineOf } from '../src';
-import type { TableModel } from './model';
 
 export interface Layout {
   /** Live pairs as the buffers hold them. */

@@ -1,16 +1,11 @@
-import type { Rng } from '@gpuhash/testing';
+import { universe as anyUniverse, type Rng } from '@gpuhash/testing';
 import { candidateBuckets, RESERVED_KEYS, type SplitPointer } from '../src';
 
-/** A universe of distinct non-reserved keys; batches draw from it so hits, misses and re-inserts mix. */
-export function universe(rng: Rng, n: number): Uint32Array {
-  return rng.distinctU32(n, RESERVED_KEYS);
-}
+export { pick } from '@gpuhash/testing';
 
-/** n keys drawn from `from` with repetition. */
-export function pick(rng: Rng, from: ArrayLike<number>, n: number): Uint32Array {
-  const out = new Uint32Array(n);
-  for (let i = 0; i < n; i++) out[i] = from[rng.below(from.length)] as number;
-  return out;
+/** A universe of distinct keys that Hive does not reserve. */
+export function universe(rng: Rng, n: number): Uint32Array {
+  return anyUniverse(rng, n, RESERVED_KEYS);
 }
 
 /** Distinct keys both of whose candidate buckets lie in `buckets` (under split pointer p). */

@@ -1,8 +1,7 @@
-import { defineChecks } from '@gpuhash/testing';
+import { defineChecks, TableModel } from '@gpuhash/testing';
 import { candidateBuckets, splitPointerFor } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { keysInBuckets, keysWhere, shuffle } from './keys';
-import { TableModel } from './model';
 import { createTable, expect, perVariant } from './table.checks';
 
 /** 64 buckets: one stash line of 32 slots. */

@@ -1,9 +1,8 @@
 import { LimitExceededError } from '@gpuhash/core';
-import { defineChecks } from '@gpuhash/testing';
+import { defineChecks, TableModel } from '@gpuhash/testing';
 import { HiveTable, splitPointerFor } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { keysInBuckets, keysWhere, pick, universe } from './keys';
-import { TableModel } from './model';
 import { createTable, expect, expectExport, perVariant } from './table.checks';
 
 export const resizeChecks = defineChecks('hive/resize', [

@@ -1,10 +1,9 @@
 import { DestroyedError, type Gpu, InvalidArgumentError } from '@gpuhash/core';
 import { fmix32 } from '@gpuhash/kernels';
-import { type CheckContext, defineChecks, expectSameArrays, type GpuCheck } from '@gpuhash/testing';
+import { type CheckContext, defineChecks, expectMatchesModel, expectSameArrays, type GpuCheck, TableModel } from '@gpuhash/testing';
 import { type HiveOptions, HiveTable, Op, RESERVED_KEYS } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { pick, shuffle, universe } from './keys';
-import { expectMatchesModel, TableModel } from './model';
 
 export function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);

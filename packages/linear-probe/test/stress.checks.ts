@@ -1,21 +1,12 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { defineChecks } from '@gpuhash/testing';
+import { benchKeys as anyBenchKeys, defineChecks } from '@gpuhash/testing';
 import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
-const reserved = new Set(RESERVED_KEYS);
-/** Benchmark keys: fmix32(2j+1) (distinct: fmix32 is a bijection), skipping the reserved words. */
-function benchKeys(n: number, offset = 1): Uint32Array {
-  const out = new Uint32Array(n);
-  for (let j = 0, i = 0; i < n; j++) {
-    const k = fmix32(2 * j + offset);
-    if (!reserved.has(k)) out[i++] = k;
-  }
-  return out;
-}
+const benchKeys = (n: number, offset = 1) => anyBenchKeys(n, RESERVED_KEYS, offset);
 
 export const stressChecks = defineChecks('linear-probe/stress', [
   {

@@ -1,23 +1,20 @@
 import { DestroyedError, InvalidArgumentError, LimitExceededError } from '@gpuhash/core';
 import { fmix32 } from '@gpuhash/kernels';
-import { type CheckContext, defineChecks, expectSameArrays, type Rng } from '@gpuhash/testing';
+import {
+  universe as anyUniverse,
+  type CheckContext,
+  check,
+  defineChecks,
+  expectMatchesModel,
+  expectSameArrays,
+  pick,
+  type Rng,
+  TableModel,
+} from '@gpuhash/testing';
 import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
-import { expectMatchesModel, TableModel } from './model';
 
-function expect(condition: boolean, message: string): void {
-  if (!condition) throw new Error(message);
-}
-
-/** A universe of distinct non-reserved keys; batches draw from it so hits, misses and re-inserts mix. */
-function universe(rng: Rng, n: number): Uint32Array {
-  return rng.distinctU32(n, RESERVED_KEYS);
-}
-
-function pick(rng: Rng, from: Uint32Array, n: number): Uint32Array {
-  const out = new Uint32Array(n);
-  for (let i = 0; i < n; i++) out[i] = from[rng.below(from.length)] as number;
-  return out;
-}
+const expect = check;
+const universe = (rng: Rng, n: number) => anyUniverse(rng, n, RESERVED_KEYS);
 
 async function expectTableMatches(table: LinearProbeTable, model: TableModel, probe: Uint32Array, what: string): Promise<void> {
   const { values, found } = await table.find(probe);

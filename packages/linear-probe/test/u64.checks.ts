@@ -1,6 +1,5 @@
-import { type CheckContext, defineChecks, expectSameArrays, type Rng } from '@gpuhash/testing';
+import { type CheckContext, defineChecks, expectMatchesModel, expectSameArrays, type Rng, TableModel } from '@gpuhash/testing';
 import { LinearProbeTable, Op } from '../src';
-import { expectMatchesModel, TableModel } from './model';
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);

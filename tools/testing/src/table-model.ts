@@ -1,5 +1,5 @@
 /**
- * The CPU reference: a Map with the table's batch semantics. Where the GPU may legally pick one
+ * The CPU reference every dictionary table is tested against: a Map with the tables' batch semantics. Where the GPU may legally pick one
  * of several outcomes (duplicate keys in one batch), `insert` returns the allowed values and the
  * test adopts the value the GPU chose once it has checked it is allowed.
  */
@@ -11,7 +11,7 @@ export class TableModel<K extends number | bigint = number> {
   }
 
   /** Applies an insert batch; returns, per key of the batch, the values it may hold afterwards. */
-  insert(keys: ArrayLike<K>, values: Uint32Array, assign: boolean): Map<K, Set<number>> {
+  insert(keys: ArrayLike<K>, values: ArrayLike<number>, assign: boolean): Map<K, Set<number>> {
     const batch = new Map<K, number[]>();
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as K;
