@@ -17,12 +17,21 @@ export interface RequestGpuOptions {
   optionalFeatures?: GPUFeatureName[];
   /** Limits to ask for beyond gpuhash's defaults (the adapter's largest buffer and binding sizes). */
   requiredLimits?: Record<string, number>;
-  /** Node only: options passed to Dawn's `create()` (e.g. 'enable-dawn-features=...'). */
+  /**
+   * Node only: options passed to Dawn's `create()`. Default: `DEFAULT_DAWN_OPTIONS` (full-resolution
+   * timestamps). Pass your own list to replace it.
+   */
   dawnOptions?: string[];
   /** Where one-time notices go (the software fallback). Default: console.warn. */
   log?: (message: string) => void;
   label?: string;
 }
+
+/**
+ * Dawn rounds timestamp queries to 2^16 ns unless told not to (a browser privacy measure); in Node
+ * gpuhash times passes of well under a millisecond, so it asks for full resolution.
+ */
+export const DEFAULT_DAWN_OPTIONS: readonly string[] = ['disable-dawn-features=timestamp_quantization'];
 
 const DEFAULT_OPTIONAL_FEATURES: GPUFeatureName[] = ['subgroups' as GPUFeatureName, 'timestamp-query'];
 
@@ -78,7 +87,12 @@ export async function requestGpu(options: RequestGpuOptions = {}): Promise<Gpu> 
       if (!softwareNoticeGiven) log(m);
       softwareNoticeGiven = true;
     };
-    const found = await requestNodeAdapter({ powerPreference, allowSoftware, dawnOptions: options.dawnOptions ?? [], log: once });
+    const found = await requestNodeAdapter({
+      powerPreference,
+      allowSoftware,
+      dawnOptions: options.dawnOptions ?? [...DEFAULT_DAWN_OPTIONS],
+      log: once,
+    });
     adapter = found.adapter;
     software = found.software;
   } else {
