@@ -5,6 +5,7 @@ import { nodeOnlyStubs } from './node-only';
 
 const guides = [
   { text: 'linear-probe', link: '/guides/linear-probe' },
+  { text: 'hive', link: '/guides/hive' },
   { text: 'core: the GPU runtime', link: '/guides/core' },
   { text: 'kernels: the WGSL toolkit', link: '/guides/kernels' },
 ];

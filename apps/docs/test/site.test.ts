@@ -13,6 +13,7 @@ const PAGES = [
   { path: '/', heading: 'gpuhash' },
   { path: '/getting-started.html', heading: 'Getting started' },
   { path: '/guides/linear-probe.html', heading: 'linear-probe' },
+  { path: '/guides/hive.html', heading: 'hive' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
   { path: '/api/', heading: 'API reference' },
@@ -186,6 +187,28 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('runs the live example embedded in the hive guide', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/hive.html');
+    const example = page.getByTestId('playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('pg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    // 3,840 keys inserted into 4,096 slots (128 buckets, growth off), then every one looked up.
+    expect(await readValue(page, 'pg-capacity-result')).toBe(4096);
+    expect(await readValue(page, 'pg-size-result')).toBe(3840);
+    expect(await readValue(page, 'pg-found')).toBe(3840);
+    expect(await readValue(page, 'pg-expected-found')).toBe(3840);
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    expect(await readValue(page, 'pg-load')).toBe(0.9375);
+    await shoot(page, 'guide-hive');
+    await page.locator('.hive-diagram').screenshot({ path: `${SCREENSHOTS_DIR}/guide-hive-diagram.png` });
+    await example.screenshot({ path: `${SCREENSHOTS_DIR}/guide-hive-live-example.png` });
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live examples of the core and kernels guides', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
@@ -222,7 +245,7 @@ describe('the docs site in Chromium', () => {
     expect(message).toMatch(/Safari/);
     expect(await page.getByTestId('pg-run').count()).toBe(0);
     await shoot(page, 'playground-no-webgpu');
-    for (const guide of ['linear-probe', 'core', 'kernels']) {
+    for (const guide of ['linear-probe', 'hive', 'core', 'kernels']) {
       await open(page, `/guides/${guide}.html`);
       await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
     }

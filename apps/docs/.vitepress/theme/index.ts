@@ -2,6 +2,7 @@ import type { Theme } from 'vitepress';
 import DefaultTheme from 'vitepress/theme';
 import BenchResults from './components/BenchResults.vue';
 import DeviceInfo from './components/DeviceInfo.vue';
+import HiveBucketDiagram from './components/HiveBucketDiagram.vue';
 import Playground from './components/Playground.vue';
 import ProbeDiagram from './components/ProbeDiagram.vue';
 import TwinCheck from './components/TwinCheck.vue';
@@ -14,6 +15,7 @@ export default {
     app.component('Playground', Playground);
     app.component('BenchResults', BenchResults);
     app.component('ProbeDiagram', ProbeDiagram);
+    app.component('HiveBucketDiagram', HiveBucketDiagram);
     app.component('DeviceInfo', DeviceInfo);
     app.component('TwinCheck', TwinCheck);
   },

@@ -87,6 +87,7 @@ export const TABLES: readonly TableChoice[] = [
     id: 'hive',
     name: 'hive',
     summary: 'Hive: cuckoo buckets, subgroup claims, stash, resizes without a global rehash',
+    guide: '/guides/hive',
     status: 'ready',
     maxLoad: 0.95,
     async create(gpu, capacity) {
