@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # From a fresh clone to a working gpuhash in one command: installs what this machine lacks,
-# builds the workspace and runs the main job (the demo; `--no-run` skips it).
+# builds the workspace and runs the main job: the benchmark's quick suite (`--no-run` skips it).
 #   - Node.js >= 20.19 must be present (https://nodejs.org, or your distribution's nodejs package).
 #   - pnpm, pinned to the version in package.json's "packageManager", is installed with npm.
 #   - Debian/Ubuntu: the Vulkan loader and Chromium come from apt. Chromium brings the SwiftShader
@@ -58,6 +58,6 @@ say "building"
 TURBO_TELEMETRY_DISABLED=1 pnpm -s build --output-logs=errors-only
 
 if [ "$run_main" = 1 ]; then
-  say "running the demo"
-  pnpm -s --filter @gpuhash/demo start
+  say "running the benchmark's quick suite (every table, small sizes; minutes without a GPU)"
+  pnpm -s bench
 fi
