@@ -1,3 +1,5 @@
+import { assertNoReservedKeys as assertKeysFree } from '@gpuhash/core';
+
 /**
  * Reserved keys. A slot's key word is EMPTY (free, or claimed and not yet published) or TOMBSTONE
  * (retired: erased or abandoned inside a mixed batch, freed when the batch ends); every other u32
@@ -18,12 +20,5 @@ export function isReservedKey(key: number): boolean {
 
 /** Throws a RangeError naming the first index that holds a reserved key. */
 export function assertNoReservedKeys(keys: Uint32Array, what: string): void {
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as number;
-    if (k >= TOMBSTONE_KEY) {
-      throw new RangeError(
-        `${what}: key 0x${k.toString(16)} at index ${i} is reserved (the table's empty and tombstone markers); nothing in this batch was applied. Map it to another key before inserting.`,
-      );
-    }
-  }
+  assertKeysFree(keys, what, TOMBSTONE_KEY, 'empty and tombstone');
 }
