@@ -1,7 +1,8 @@
 import type { Gpu, Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { HiveStorage } from './storage';
-import { LIST_HEADER, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
+import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
+import { findKernel } from './wgsl/find';
 import { lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
@@ -109,9 +110,15 @@ export class Dispatcher {
     s.ensureLists(Math.min(count, this.chunk));
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     if (count === 0) return;
-    const [first, last] = splitTimestamps(timestampWrites);
+    let [first, last] = splitTimestamps(timestampWrites);
     const bindings = [s.slots, s.meta, b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
     const end = start + count;
+    if (b.mode === MODE_APPLY) {
+      // A mixed batch's finds run first, read-only, on the table as it was before the batch.
+      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters];
+      this.dispatch(encoder, findKernel(this.subgroups), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
+      first = undefined;
+    }
     for (let at = start; at < end; at += this.chunk) {
       const n = Math.min(this.chunk, end - at);
       // The deferred and freed lists are consumed within a chunk.

@@ -7,6 +7,7 @@ export {
   BUCKET_SLOTS,
   bucketCount,
   candidateBuckets,
+  keyWord,
   splitPointerFor,
   stashLineOf,
   stashLinesFor,

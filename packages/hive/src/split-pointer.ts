@@ -4,6 +4,14 @@ import { bitHash1, bitHash2, fmix32 } from '@gpuhash/kernels';
 export const BUCKET_SLOTS = 32;
 
 /**
+ * Word of global slot g's key in the slots buffer (its value is 32 words later): a bucket is its
+ * 32 keys, one 128-byte line, then their 32 values. The CPU twin of WGSL's `hv_kw`.
+ */
+export function keyWord(g: number): number {
+  return g + (g & ~31);
+}
+
+/**
  * Linear hashing state (Hive IV-C): the round started with `n0` buckets (a power of two) and the
  * first `split` of them have been split since, each into itself and its partner `s + n0`. The table
  * has `n0 + split` buckets; `split < n0` always (a finished round becomes `2 * n0, 0`).

@@ -1,5 +1,5 @@
 import type { TableModel } from '@gpuhash/testing';
-import { BUCKET_SLOTS, candidateBuckets, EMPTY_KEY, type HiveTable, splitPointerFor, stashLineOf } from '../src';
+import { BUCKET_SLOTS, candidateBuckets, EMPTY_KEY, type HiveTable, keyWord, splitPointerFor, stashLineOf } from '../src';
 
 export interface Layout {
   /** Live pairs as the buffers hold them. */
@@ -32,7 +32,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
     let load = 0;
     for (let s = 0; s < BUCKET_SLOTS; s++) {
       const g = b * BUCKET_SLOTS + s;
-      const key = snap.slots[2 * g] as number;
+      const key = snap.slots[keyWord(g)] as number;
       const claimed = ((free >>> s) & 1) === 0;
       const live = key < 0xfffffffe;
       if (claimed !== live) fail(`bucket ${b} slot ${s}: key 0x${key.toString(16)} but the slot is ${claimed ? 'claimed' : 'free'}`);
@@ -41,7 +41,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       load++;
       if (!stash && b >= snap.buckets) fail(`bucket ${b} is past the table's ${snap.buckets} buckets but holds 0x${key.toString(16)}`);
       if (pairs.has(key)) fail(`key 0x${key.toString(16)} is stored twice`);
-      pairs.set(key, snap.slots[2 * g + 1] as number);
+      pairs.set(key, snap.slots[keyWord(g) + 32] as number);
       if (stash) {
         stashed.add(key);
         const line = stashLineOf(key, snap.stashLines);

@@ -18,7 +18,7 @@ import {
 import { gridModule } from '../src/grid';
 
 const WG = 128; // a multiple of every subgroup size WebGPU allows, so no subgroup is partial
-const OPS_STRIDE = 16;
+const OPS_STRIDE = 17;
 /** Tile sizes asked for; each is cut to the subgroup size. 128 means "the whole subgroup". */
 const TILES = [128, 32, 8, 2, 1];
 
@@ -75,6 +75,7 @@ function opsKernel(v: Variant): Kernel {
   out[o + 13u] = select(0u, 1u, cg_any(p)) | select(0u, 2u, cg_all(p));
   out[o + 14u] = cg_broadcast(val[i], src[i] % cg_size());
   out[o + 15u] = select(0u, 1u, cg_elect());
+  out[o + 16u] = cg_ballot32(p);
 }
 `;
   return {
@@ -185,7 +186,7 @@ function checkGrouping(gpu: Gpu, v: Variant, rec: (i: number, k: number) => numb
 
 function opsCheck(v: Variant): GpuCheck {
   return {
-    name: `${v.name}: ballot, popcount, first lane, rank, elect, any/all and broadcast match the CPU model`,
+    name: `${v.name}: ballot, ballot32, popcount, first lane, rank, elect, any/all and broadcast match the CPU model`,
     async run({ gpu, rng, scale }) {
       if (v.subgroups && !gpu.subgroups.supported) return; // nothing to run without the feature
       const n = invocations(scale);
@@ -218,6 +219,8 @@ function opsCheck(v: Variant): GpuCheck {
           expected[o + 13] = (maskPopcount(m) > 0 ? 1 : 0) | (maskPopcount(m) === groups.sizeOf(i) ? 2 : 0);
           expected[o + 14] = val[source]!;
           expected[o + 15] = lane === 0 ? 1 : 0;
+          // Groups wider than 32 lanes: cg_ballot32 holds lanes 0..31 only.
+          expected[o + 16] = m[0];
         }
         expectSameArrays(`cg ops (${v.name}, tile ${tile}, ${n} invocations; stride ${OPS_STRIDE})`, out!, expected);
       }

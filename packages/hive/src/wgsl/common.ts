@@ -41,8 +41,9 @@ export const PARAM_WORDS = 12;
 
 /**
  * Declarations every Hive kernel shares. Buckets are numbered 0..nalloc-1 in the table and
- * nalloc..nalloc+stash_lines-1 in the stash; slot s of bucket b is words 2(32b+s) (key) and
- * 2(32b+s)+1 (value) of the slots buffer; masks[b] is its free mask (bit s set: slot s free) and
+ * nalloc..nalloc+stash_lines-1 in the stash; bucket b is words 64b..64b+63 of the slots buffer, its
+ * 32 keys (one 128-byte line) and then their 32 values: slot s's key is word 64b+s, its value
+ * 64b+32+s; masks[b] is its free mask (bit s set: slot s free) and
  * masks[lock_base + b] its lock. Needs `params` bound by the kernel.
  */
 export const commonModule = wgslModule(
@@ -94,7 +95,11 @@ fn hv_other(key: u32, c: u32) -> u32 {
 }
 /** The stash line a key overflows into (a bucket index past the table). */
 fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) & (params.stash_lines - 1u)); }
-fn hv_key_word(b: u32, s: u32) -> u32 { return (b * 32u + s) * 2u; }
+/** Word of slot s's key in bucket b: a bucket is its 32 keys (one 128-byte line), then their 32 values. */
+fn hv_key_word(b: u32, s: u32) -> u32 { return b * 64u + s; }
+/** Key and value words of global slot g = 32 b + s. */
+fn hv_kw(g: u32) -> u32 { return g + (g & ~31u); }
+fn hv_vw(g: u32) -> u32 { return g + (g & ~31u) + 32u; }
 
 /** The lowest k set bits of m. */
 fn hv_lowest_bits(m: u32, k: u32) -> u32 {

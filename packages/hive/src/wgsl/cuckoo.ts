@@ -93,7 +93,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     }
     if (at != NONE) {
       if (assign && me) {
-        atomicStore(&slots[at * 2u + 1u], v);
+        atomicStore(&slots[hv_vw(at)], v);
         hv_settle(at, k, v);
       }
       return R_EXISTED;

@@ -2,10 +2,10 @@ import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { talliesModule } from './tallies';
-import { wcmeModule } from './wcme';
+import { scanLanesModule, wcmeModule } from './wcme';
 
 /**
- * Erase batches: WCME finds the key, the winner CASes it to EMPTY and sets the free bit. Nothing
+ * Erase batches: the transposed WCME finds every lane's key, its lane CASes it to EMPTY and sets the free bit. Nothing
  * in an erase batch claims slots, so a slot freed here cannot be reused before the batch ends.
  * Bindings: params, slots, masks, keys, counters, lists.
  */
@@ -23,56 +23,48 @@ export function eraseKernel(subgroups: boolean): Kernel {
 var<workgroup> wg_stash: u32;
 
 ${entryPoint(cooperativeEntryParams({ subgroups }))} {
-  cg_init(cg_sg_lane, cg_sg_size);
+  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
   ${chunkLoop('params.n')} {
     let i = base + lid;
     var key = EMPTY;
-    var b1 = 0u;
-    var b2 = 0u;
     var live_op = false;
     if (i < params.n) {
       key = keys[i];
       if (key >= TOMBSTONE) {
         report_failure(i | RESERVED_FLAG);
       } else {
-        b1 = hv_b1(key);
-        b2 = hv_b2(key);
         live_op = true;
       }
     }
-    var todo = cg_ballot(live_op);
-    loop {
-      if (cg_mask_empty(todo)) { break; }
-      let leader = cg_first_lane(todo);
-      todo &= ~cg_mask_lane(leader);
-      let k = cg_broadcast(key, leader);
-      let c1 = cg_broadcast(b1, leader);
-      let c2 = cg_broadcast(b2, leader);
-      var at = NONE;
-      let s1 = hv_find_slot(c1, k);
-      if (s1 != NONE) { at = c1 * 32u + s1; }
-      if (at == NONE && c2 != c1) {
-        let s2 = hv_find_slot(c2, k);
-        if (s2 != NONE) { at = c2 * 32u + s2; }
-      }
-      if (at == NONE && stash_live) {
-        let line = hv_stash_bucket(k);
-        let ss = hv_find_slot(line, k);
-        if (ss != NONE) { at = line * 32u + ss; }
-      }
-      if (cg_lane() == leader && at != NONE && hv_cas_key(at, key, EMPTY)) {
-        atomicOr(&masks[at / 32u], 1u << (at % 32u));
-        count(T_ERASED, 1u);
-        if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
-      }
+    let b1 = hv_b1(key);
+    let b2 = hv_b2(key);
+    // WCME for every lane's key at once: first buckets, then second, then stash lines.
+    var at = NONE;
+    let m1 = hv_scan_lanes(b1, key, live_op).x;
+    if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
+    let go2 = live_op && at == NONE && b2 != b1;
+    if (cg_ballot32(go2) != 0u) {
+      let m2 = hv_scan_lanes(b2, key, go2).x;
+      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
+    }
+    let go3 = live_op && at == NONE && stash_live;
+    if (cg_ballot32(go3) != 0u) {
+      let line = hv_stash_bucket(key);
+      let ms = hv_scan_lanes(line, key, go3).x;
+      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
+    }
+    if (at != NONE && hv_cas_key(at, key, EMPTY)) {
+      atomicOr(&masks[at / 32u], 1u << (at % 32u));
+      count(T_ERASED, 1u);
+      if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
     }
   }
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, wcmeModule(subgroups), talliesModule] },
+      { modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule] },
     ),
   );
 }

@@ -21,7 +21,7 @@ export function statsKernel(): Kernel {
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<u32>;
 @group(0) @binding(2) var<storage, read> masks_ro: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out: array<atomic<u32>>;
 ${bucketOfJob}
@@ -33,7 +33,7 @@ ${entryPoint()} {
     var live = 0u;
     var bad = 0u;
     for (var s = 0u; s < 32u; s++) {
-      let k = slots_ro[b * 32u + s].x;
+      let k = slots_ro[hv_key_word(b, s)];
       let claimed = ((free >> s) & 1u) == 0u;
       if (k < TOMBSTONE) { live += 1u; }
       if (claimed != (k < TOMBSTONE) || (!claimed && k != EMPTY)) { bad += 1u; }
@@ -61,7 +61,7 @@ export function retrieveKernel(): Kernel {
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> slots_ro: array<u32>;
 @group(0) @binding(2) var<storage, read_write> out_keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
@@ -74,7 +74,10 @@ ${entryPoint()} {
   for (var blk = grid_workgroup(wid, nwg); blk < blocks; blk += nwg.x * nwg.y) {
     let j = blk * ${WORKGROUP_SIZE}u + lid;
     var s = vec2<u32>(EMPTY, 0u);
-    if (j < params.n) { s = slots_ro[job_bucket(j / 32u) * 32u + j % 32u]; }
+    if (j < params.n) {
+      let w = hv_key_word(job_bucket(j / 32u), j % 32u);
+      s = vec2<u32>(slots_ro[w], slots_ro[w + 32u]);
+    }
     let live = s.x < TOMBSTONE;
     var at = 0u;
     if (live) { at = atomicAdd(&wg_count, 1u); }

@@ -43,8 +43,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     if (j < jobs) {
       if (drain) {
         src = params.nalloc * 32u + j;
-        key = atomicLoad(&slots[src * 2u]);
-        value = atomicLoad(&slots[src * 2u + 1u]);
+        key = atomicLoad(&slots[hv_kw(src)]);
+        value = atomicLoad(&slots[hv_vw(src)]);
         pending = key < TOMBSTONE;
       } else {
         i = atomicLoad(&lists[LIST_HEADER + L_DEFERRED * params.list_cap + j]);
@@ -84,7 +84,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       if (drain) {
         if (result == R_INSERTED) {
           // In the table now: free the stash slot.
-          atomicStore(&slots[src * 2u], EMPTY);
+          atomicStore(&slots[hv_kw(src)], EMPTY);
           atomicOr(&masks[src / 32u], 1u << (src % 32u));
           count(T_STASH_OUT, 1u);
         }

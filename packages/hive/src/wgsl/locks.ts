@@ -20,7 +20,7 @@ export function locksModule(subgroups: boolean): WgslModule {
  */
 fn hv_settle(g: u32, key: u32, value: u32) {
   for (var t = 0u; t < 4096u; t++) {
-    if (atomicLoad(&slots[g * 2u]) == key && atomicLoad(&slots[g * 2u + 1u]) == value) { break; }
+    if (atomicLoad(&slots[hv_kw(g)]) == key && atomicLoad(&slots[hv_vw(g)]) == value) { break; }
   }
 }
 fn hv_store_locked(g: u32, key: u32, value: u32) {
@@ -28,7 +28,7 @@ fn hv_store_locked(g: u32, key: u32, value: u32) {
   hv_settle(g, key, value);
 }
 fn hv_move_locked(src: u32, dst: u32) {
-  hv_store_locked(dst, atomicLoad(&slots[src * 2u]), atomicLoad(&slots[src * 2u + 1u]));
+  hv_store_locked(dst, atomicLoad(&slots[hv_kw(src)]), atomicLoad(&slots[hv_vw(src)]));
 }
 
 /** Tries bucket b's lock once (the leader lane's atomic); the answer on every lane. */

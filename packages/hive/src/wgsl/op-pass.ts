@@ -3,8 +3,7 @@ import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernel
 import { WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { talliesModule } from './tallies';
-import { wabcModule } from './wabc';
-import { wcmeModule } from './wcme';
+import { scanLanesModule, wcmeModule } from './wcme';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
 export const CHECK_ROUNDS = 4096;
@@ -24,15 +23,33 @@ export const opBindings = /* wgsl */ `
 @group(0) @binding(8) var<storage, read_write> lists: array<atomic<u32>>;`;
 
 /**
- * Pass A of insert, insertOrAssign and mixed batches: every op runs lock-free, a cooperative group
- * taking its lanes' ops one leader at a time (WCME) or one bucket at a time (WABC).
+ * Appends \`entry\` to \`list\` for every lane of the group where pred holds: one atomicAdd per
+ * group (a per-lane atomic on one counter would serialise a batch). Called by the whole group.
+ */
+const pushGroupCode = /* wgsl */ `
+fn hv_push_group(list: u32, pred: bool, entry: u32) {
+  let m = cg_ballot32(pred);
+  if (m == 0u) { return; }
+  let first = firstTrailingBit(m);
+  var at = 0u;
+  if (cg_lane() == first) { at = atomicAdd(&lists[list], countOneBits(m)); }
+  at = cg_broadcast(at, first) + countOneBits(m & hv_low_mask(cg_lane()));
+  if (pred && at < params.list_cap) { atomicStore(&lists[LIST_HEADER + list * params.list_cap + at], entry); }
+}`;
+
+/**
+ * Pass A of insert, insertOrAssign and mixed batches (whose finds ran before, in the find kernel):
+ * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads and the
+ * atomics.
  *
- * 1. Scan (WCME): the group reads the op's two buckets, and its stash line when the stash holds
- *    keys; a find returns the first match, an erase retires it (key -> TOMBSTONE, freed after the
- *    batch), an insert that finds its key is done (insertOrAssign stores the value).
- * 2. Claim (WABC): lanes wanting a slot in the same bucket share one atomicAnd on its free mask;
- *    the value is stored at once. A full first bucket sends the op to its second bucket; both
- *    full defers it to the locked pass B.
+ * 1. Scan (WCME, transposed): the group reads the ops' first buckets, all at once, then the second
+ *    buckets of the ops not found, then their stash lines while the stash holds keys. An erase
+ *    retires its match (key -> TOMBSTONE, freed after the batch); an insert that finds its key is
+ *    done (insertOrAssign stores the value).
+ * 2. Claim (WABC): lanes wanting slots in one bucket share one atomicAnd on its free mask, whose
+ *    bits are first guessed from the scan (slots whose key word was EMPTY) and then taken from what
+ *    the atomic returned; each lane stores its value at once. A bucket known full sends the op to
+ *    its second bucket with no atomic; both full defers it to the locked pass B.
  * 3. Check, then publish: two ops inserting one new key could claim two slots. Claims on one mask
  *    are totally ordered, and a claim sees which slots were claimed before it, so each op waits
  *    until those earlier claims are published (re-reading them in later rounds of this loop, never
@@ -47,6 +64,7 @@ export function opPassKernel(subgroups: boolean): Kernel {
     composeWgsl(
       /* wgsl */ `
 ${opBindings}
+${pushGroupCode}
 
 const S_DONE: u32 = 0u;
 const S_SCAN: u32 = 1u;
@@ -56,8 +74,23 @@ const S_DEFER: u32 = 4u;
 
 var<workgroup> wg_stash: u32;
 
+/** Re-reads the key words of bucket b's slots in \`mask\`: x: the first holding key (NONE if none); y: those still EMPTY. */
+fn hv_recheck(b: u32, key: u32, mask: u32) -> vec2<u32> {
+  var m = mask;
+  var waiting = 0u;
+  loop {
+    if (m == 0u) { break; }
+    let s = firstTrailingBit(m);
+    m &= m - 1u;
+    let k = atomicLoad(&slots[hv_key_word(b, s)]);
+    if (k == key) { return vec2<u32>(b * 32u + s, 0u); }
+    if (k == EMPTY) { waiting |= 1u << s; }
+  }
+  return vec2<u32>(NONE, waiting);
+}
+
 ${entryPoint(cooperativeEntryParams({ subgroups }))} {
-  cg_init(cg_sg_lane, cg_sg_size);
+  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   // Only this batch's erases change the stash count during the pass: reading it once is safe.
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
@@ -70,105 +103,115 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     var op = OP_FIND;
     var key = EMPTY;
     var value = 0u;
-    var b1 = 0u;
-    var b2 = 0u;
-    var found_value = 0u;
     var status = 0u;
     if (local < params.n) {
       key = keys[i];
       op = select(params.mode, ops[i], apply);
       if (key >= TOMBSTONE || op > OP_ERASE) {
         report_failure(i | RESERVED_FLAG);
-      } else {
+      } else if (op != OP_FIND) {
         value = values[i];
-        b1 = hv_b1(key);
-        b2 = hv_b2(key);
         st = S_SCAN;
       }
     }
+    let b1 = hv_b1(key);
+    let b2 = hv_b2(key);
 
-    // 1. Scan: WCME over both candidate buckets and the stash line.
-    var pub1 = 0u;
-    var pub2 = 0u;
-    var todo = cg_ballot(st == S_SCAN);
-    loop {
-      if (cg_mask_empty(todo)) { break; }
-      let leader = cg_first_lane(todo);
-      todo &= ~cg_mask_lane(leader);
-      let k = cg_broadcast(key, leader);
-      let c1 = cg_broadcast(b1, leader);
-      let c2 = cg_broadcast(b2, leader);
-      var at = NONE;
-      let r1 = hv_scan(c1, k);
-      var r2 = r1;
-      if (r1.x != 0u) {
-        at = c1 * 32u + firstTrailingBit(r1.x);
-      } else if (c2 != c1) {
-        r2 = hv_scan(c2, k);
-        if (r2.x != 0u) { at = c2 * 32u + firstTrailingBit(r2.x); }
-      }
-      if (at == NONE && stash_live) {
-        let line = hv_stash_bucket(k);
-        let rs = hv_scan(line, k);
-        if (rs.x != 0u) { at = line * 32u + firstTrailingBit(rs.x); }
-      }
-      if (cg_lane() == leader) {
-        if (op == OP_FIND) {
-          if (at != NONE) {
-            found_value = atomicLoad(&slots[at * 2u + 1u]);
-            status = 1u;
-          }
-          st = S_DONE;
-        } else if (op == OP_ERASE) {
-          // Retire, do not free: no slot is reused while this batch may still read it.
-          if (at != NONE && hv_cas_key(at, key, TOMBSTONE)) {
-            status = 1u;
-            count(T_ERASED, 1u);
-            if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
-            push_freed(at);
-          }
-          st = S_DONE;
-        } else if (at != NONE) {
-          if (op == OP_INSERT_OR_ASSIGN) { atomicStore(&slots[at * 2u + 1u], value); }
-          st = S_DONE;
-        } else {
-          pub1 = r1.y;
-          pub2 = r2.y;
-          st = S_CLAIM;
+    // 1. Scan: WCME over the first buckets, the second buckets, the stash lines.
+    let go = st == S_SCAN;
+    var at = NONE;
+    let r1 = hv_scan_lanes(b1, key, go);
+    if (r1.x != 0u) { at = b1 * 32u + firstTrailingBit(r1.x); }
+    let go2 = go && at == NONE && b2 != b1;
+    var r2 = vec2<u32>(0u, 0u);
+    if (cg_ballot32(go2) != 0u) {
+      r2 = hv_scan_lanes(b2, key, go2);
+      if (r2.x != 0u) { at = b2 * 32u + firstTrailingBit(r2.x); }
+    }
+    let go3 = go && at == NONE && stash_live;
+    if (cg_ballot32(go3) != 0u) {
+      let line = hv_stash_bucket(key);
+      let rs = hv_scan_lanes(line, key, go3);
+      if (rs.x != 0u) { at = line * 32u + firstTrailingBit(rs.x); }
+    }
+    var freed = NONE;
+    if (go) {
+      if (op == OP_ERASE) {
+        // Retire, do not free: no slot is reused while this batch may still read it.
+        if (at != NONE && hv_cas_key(at, key, TOMBSTONE)) {
+          status = 1u;
+          count(T_ERASED, 1u);
+          if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
+          freed = at;
         }
+        st = S_DONE;
+      } else if (at != NONE) {
+        if (op == OP_INSERT_OR_ASSIGN) { atomicStore(&slots[hv_vw(at)], value); }
+        st = S_DONE;
+      } else {
+        st = S_CLAIM;
       }
     }
 
-    // 2. Claim: WABC, one atomic per group and bucket.
-    var goal_bucket = b1;
+    // 2. Claim: WABC, one atomic per bucket and group.
+    var goal = b1;
+    var guess = ~(r1.x | r1.y);
     var mine = NONE;
     var check1 = 0u;
     var check2 = 0u;
     for (var round = 0u; round < CLAIM_ROUNDS; round++) {
-      let want = cg_ballot(st == S_CLAIM);
-      if (cg_mask_empty(want)) { break; }
-      let leader = cg_first_lane(want);
-      let c = cg_broadcast(goal_bucket, leader);
-      let joiners = cg_ballot(st == S_CLAIM && goal_bucket == c);
-      let r = hv_wabc(c, cg_popcount(joiners), leader);
-      if (st == S_CLAIM && goal_bucket == c) {
-        let rank = cg_rank(joiners);
-        if (rank < countOneBits(r.x)) {
-          let slot = hv_nth_bit(r.x, rank);
-          mine = c * 32u + slot;
-          atomicStore(&slots[mine * 2u + 1u], value);
+      if (st == S_CLAIM && guess == 0u) {
+        // Full (it stays full: nothing is freed during the pass).
+        if (goal == b1 && b2 != b1) {
+          goal = b2;
+          guess = ~(r2.x | r2.y);
+        } else {
+          st = S_DEFER;
+        }
+      }
+      let claiming = st == S_CLAIM && guess != 0u;
+      var left = cg_ballot32(claiming);
+      if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
+      // Lanes with the same bucket form one claim, led by the first of them.
+      var leader = cg_lane();
+      var rank = 0u;
+      var wanted = 0u;
+      loop {
+        if (left == 0u) { break; }
+        let l = firstTrailingBit(left);
+        let c = cg_broadcast(goal, l);
+        let same = cg_ballot32(claiming && goal == c);
+        if (claiming && goal == c) {
+          leader = l;
+          rank = countOneBits(same & hv_low_mask(cg_lane()));
+          wanted = countOneBits(same);
+        }
+        left &= ~same;
+      }
+      var take = 0u;
+      var old = 0u;
+      if (claiming && rank == 0u) {
+        take = hv_lowest_bits(guess, wanted);
+        old = atomicAnd(&masks[goal], ~take);
+      }
+      take = cg_broadcast(take, leader);
+      old = cg_broadcast(old, leader);
+      if (claiming) {
+        let got = take & old;
+        guess = old & ~take;
+        if (rank < countOneBits(got)) {
+          let slot = hv_nth_bit(got, rank);
+          mine = goal * 32u + slot;
+          atomicStore(&slots[hv_vw(mine)], value);
           // Claimed before mine: taken before the atomic, or handed to a lower rank in it.
-          let before = ~r.y | (r.x & hv_low_mask(slot));
-          if (c == b1) {
-            check1 = before & ~pub1;
+          let before = ~old | (got & hv_low_mask(slot));
+          if (goal == b1) {
+            check1 = before & ~r1.y;
           } else {
-            check1 = ~pub1;
-            check2 = before & ~pub2;
+            check1 = ~r1.y;
+            check2 = before & ~r2.y;
           }
           st = S_CHECK;
-        } else if (r.z == 0u) {
-          // Full (it stays full: nothing is freed during the pass).
-          if (c == b1 && b2 != b1) { goal_bucket = b2; } else { st = S_DEFER; }
         }
       }
     }
@@ -176,74 +219,52 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 
     // 3. Check the earlier claims, then publish or back off.
     for (var round = 0u; ; round++) {
-      let pending = cg_ballot(st == S_CHECK);
-      if (cg_mask_empty(pending)) { break; }
+      if (cg_ballot32(st == S_CHECK) == 0u) { break; }
       if (round >= CHECK_ROUNDS) {
         // Give the slot up and let the locked pass decide.
         if (st == S_CHECK) {
-          atomicStore(&slots[mine * 2u], TOMBSTONE);
-          push_freed(mine);
+          atomicStore(&slots[hv_kw(mine)], TOMBSTONE);
+          freed = mine;
           st = S_DEFER;
         }
         break;
       }
-      var left = pending;
-      loop {
-        if (cg_mask_empty(left)) { break; }
-        let leader = cg_first_lane(left);
-        left &= ~cg_mask_lane(leader);
-        let k = cg_broadcast(key, leader);
-        let c1 = cg_broadcast(b1, leader);
-        let c2 = cg_broadcast(b2, leader);
-        let m1 = cg_broadcast(check1, leader);
-        let m2 = cg_broadcast(check2, leader);
-        var r1 = vec2<u32>(0u, 0u);
-        var r2 = vec2<u32>(0u, 0u);
-        if (m1 != 0u) { r1 = hv_check(c1, k, m1); }
-        if (m2 != 0u) { r2 = hv_check(c2, k, m2); }
-        if (cg_lane() == leader) {
-          if ((r1.x | r2.x) != 0u) {
-            // An earlier claim holds this key: it wins; insertOrAssign still stores its value there.
-            if (op == OP_INSERT_OR_ASSIGN) {
-              let at = select(c2 * 32u + firstTrailingBit(r2.x), c1 * 32u + firstTrailingBit(r1.x), r1.x != 0u);
-              atomicStore(&slots[at * 2u + 1u], value);
-            }
-            atomicStore(&slots[mine * 2u], TOMBSTONE);
-            push_freed(mine);
-            st = S_DONE;
-          } else if ((r1.y | r2.y) != 0u) {
-            check1 = r1.y;
-            check2 = r2.y;
-          } else {
-            atomicStore(&slots[mine * 2u], key);
-            status = 1u;
-            count(T_ADDED, 1u);
-            st = S_DONE;
-          }
+      if (st == S_CHECK) {
+        var r = hv_recheck(b1, key, check1);
+        var wait2 = 0u;
+        if (r.x == NONE) {
+          let r2b = hv_recheck(b2, key, check2);
+          if (r2b.x != NONE) { r.x = r2b.x; } else { wait2 = r2b.y; }
+        }
+        if (r.x != NONE) {
+          // An earlier claim holds this key: it wins; insertOrAssign still stores its value there.
+          if (op == OP_INSERT_OR_ASSIGN) { atomicStore(&slots[hv_vw(r.x)], value); }
+          atomicStore(&slots[hv_kw(mine)], TOMBSTONE);
+          freed = mine;
+          st = S_DONE;
+        } else if ((r.y | wait2) != 0u) {
+          check1 = r.y;
+          check2 = wait2;
+        } else {
+          atomicStore(&slots[hv_kw(mine)], key);
+          status = 1u;
+          count(T_ADDED, 1u);
+          st = S_DONE;
         }
       }
     }
 
-    // 4. Defer what is left to the locked pass: one list reservation per group.
-    let deferred = cg_ballot(st == S_DEFER);
-    if (!cg_mask_empty(deferred)) {
-      let first = cg_first_lane(deferred);
-      var at = 0u;
-      if (cg_lane() == first) { at = atomicAdd(&lists[L_DEFERRED], cg_popcount(deferred)); }
-      at = cg_broadcast(at, first);
-      if (st == S_DEFER) {
-        let pos = at + cg_rank(deferred);
-        if (pos < params.list_cap) { atomicStore(&lists[LIST_HEADER + L_DEFERRED * params.list_cap + pos], i); }
-        count(T_DEFERRED, 1u);
-      }
-    }
-    if (apply && local < params.n && st != S_DEFER) { out[i] = vec2<u32>(found_value, status); }
+    // 4. Retired slots to the release pass, deferred ops to pass B: one list reservation per group.
+    hv_push_group(L_FREED, freed != NONE, freed);
+    hv_push_group(L_DEFERRED, st == S_DEFER, i);
+    if (st == S_DEFER) { count(T_DEFERRED, 1u); }
+    if (apply && local < params.n && st != S_DEFER && op != OP_FIND) { out[i] = vec2<u32>(0u, status); }
   }
   flush_tallies(lid);
 }
 `,
       {
-        modules: [gridModule, wcmeModule(subgroups), wabcModule(subgroups), talliesModule],
+        modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },
     ),

@@ -22,7 +22,7 @@ ${entryPoint()} {
   let count = min(atomicLoad(&lists[L_FREED]), params.list_cap);
   for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < count; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
     let g = atomicLoad(&lists[LIST_HEADER + L_FREED * params.list_cap + j]);
-    atomicStore(&slots[g * 2u], EMPTY);
+    atomicStore(&slots[hv_kw(g)], EMPTY);
     atomicOr(&masks[g / 32u], 1u << (g % 32u));
   }
 }

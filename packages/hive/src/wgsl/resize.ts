@@ -11,9 +11,9 @@ const tableBindings = /* wgsl */ `
 
 const moveCode = /* wgsl */ `
 fn hv_move_out(src: u32, dst: u32) {
-  atomicStore(&slots[dst * 2u + 1u], atomicLoad(&slots[src * 2u + 1u]));
-  atomicStore(&slots[dst * 2u], atomicLoad(&slots[src * 2u]));
-  atomicStore(&slots[src * 2u], EMPTY);
+  atomicStore(&slots[hv_vw(dst)], atomicLoad(&slots[hv_vw(src)]));
+  atomicStore(&slots[hv_kw(dst)], atomicLoad(&slots[hv_kw(src)]));
+  atomicStore(&slots[hv_kw(src)], EMPTY);
 }`;
 
 /**
@@ -162,7 +162,7 @@ export function relocateStashKernel(): Kernel {
 ${entryPoint()} {
   for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
     let g = params.aux0 * 32u + j;
-    let key = old_slots[g * 2u];
+    let key = old_slots[hv_kw(g)];
     if (key >= TOMBSTONE) { continue; }
     let line = hv_stash_bucket(key);
     var seen = atomicLoad(&masks[line]);
@@ -172,8 +172,8 @@ ${entryPoint()} {
       let old = atomicAnd(&masks[line], ~bit);
       if ((old & bit) != 0u) {
         let at = line * 32u + firstTrailingBit(bit);
-        atomicStore(&slots[at * 2u + 1u], old_slots[g * 2u + 1u]);
-        atomicStore(&slots[at * 2u], key);
+        atomicStore(&slots[hv_vw(at)], old_slots[hv_vw(g)]);
+        atomicStore(&slots[hv_kw(at)], key);
         break;
       }
       seen = old & ~bit;

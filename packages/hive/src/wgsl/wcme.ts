@@ -9,7 +9,7 @@ import { cooperativeVariant } from './kernel-cache';
  */
 const rowBallotCode = /* wgsl */ `
 fn hv_row_ballot(pred: bool, step: u32) -> u32 {
-  let b = cg_ballot(pred).x;
+  let b = cg_ballot32(pred);
   let s = cg_size();
   if (s >= 32u) { return b; }
   return (b & ((1u << s) - 1u)) << (step * s);
@@ -71,7 +71,7 @@ fn hv_check(b: u32, key: u32, mask: u32) -> vec2<u32> {
 /** Strong compare-exchange of the key word of global slot g. */
 fn hv_cas_key(g: u32, expected: u32, desired: u32) -> bool {
   loop {
-    let r = atomicCompareExchangeWeak(&slots[g * 2u], expected, desired);
+    let r = atomicCompareExchangeWeak(&slots[hv_kw(g)], expected, desired);
     if (r.exchanged) { return true; }
     if (r.old_value != expected) { return false; }
   }
@@ -79,13 +79,13 @@ fn hv_cas_key(g: u32, expected: u32, desired: u32) -> bool {
 
 /** Publishes a pair in a slot this invocation owns: the value first, so whoever sees the key sees its value. */
 fn hv_store_pair(g: u32, key: u32, value: u32) {
-  atomicStore(&slots[g * 2u + 1u], value);
-  atomicStore(&slots[g * 2u], key);
+  atomicStore(&slots[hv_vw(g)], value);
+  atomicStore(&slots[hv_kw(g)], key);
 }
 
 /** Copies the pair at global slot \`from\` to global slot \`to\` (value first). */
 fn hv_move(src: u32, dst: u32) {
-  hv_store_pair(dst, atomicLoad(&slots[src * 2u]), atomicLoad(&slots[src * 2u + 1u]));
+  hv_store_pair(dst, atomicLoad(&slots[hv_kw(src)]), atomicLoad(&slots[hv_vw(src)]));
 }
 `,
     [rowBallotModule(subgroups)],
@@ -93,27 +93,78 @@ fn hv_move(src: u32, dst: u32) {
 }
 
 /**
- * WCME over the read-only view of the table (`slots_ro: array<vec2<u32>>`), for find dispatches
- * that write nothing: each lane reads its slot's key and value with one plain 8-byte load, and the
- * first lane that matches hands its value to the group.
+ * WCME for every lane's op at once (the "transposed" scan). Each lane of a group of S <= 32 lanes
+ * owns one op; the group reads the S ops' buckets one after the other, each bucket's key line
+ * cooperatively (lane L reads slots L, L + S, ...), but issues all 32 loads before the first
+ * ballot, so a group keeps 32 lines in flight instead of one. The ballots then give each op's
+ * owner its slot masks. `load` reads a key word through the kernel's binding.
  */
-export function lookupModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant(
-    'hive.lookup',
-    subgroups,
-    /* wgsl */ `
-/** x: the value of key in bucket b, y: 1 when found. */
-fn hv_lookup(b: u32, key: u32) -> vec2<u32> {
-  for (var step = 0u; step < cg_steps(32u); step++) {
-    let slot = step * cg_size() + cg_lane();
-    var s = vec2<u32>(EMPTY, 0u);
-    if (slot < 32u) { s = slots_ro[b * 32u + slot]; }
-    let m = cg_ballot(slot < 32u && s.x == key);
-    if (!cg_mask_empty(m)) { return vec2<u32>(cg_broadcast(s.y, cg_first_lane(m)), 1u); }
+/** Key-line loads a group issues before it waits on the first (per lane, one word each). */
+const LINES_IN_FLIGHT = 8;
+
+function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean): string {
+  const ret = withOthers ? 'vec2<u32>' : 'u32';
+  // Eight loads unrolled per round, not a loop over an array: an array indexed in a loop may live
+  // in memory, and storing a load's result there waits for the load, one line at a time.
+  const ts = Array.from({ length: LINES_IN_FLIGHT }, (_, t) => t);
+  const loads = ts
+    .map(
+      (t) => `    var w${t} = EMPTY;
+    { let t = t0 + ${t}u; let j = t >> shift; let b = cg_broadcast(bkt, j);
+      if (((reading >> j) & 1u) != 0u) { w${t} = ${load('b * 64u + (t & (steps - 1u)) * cg_size() + cg_lane()')}; } }`,
+    )
+    .join('\n');
+  const ballots = ts
+    .map(
+      (t) => `    { let t = t0 + ${t}u; let j = t >> shift; let step = t & (steps - 1u); let kj = cg_broadcast(key, j);
+      let mx = hv_row_ballot(w${t} == kj, step);
+      ${
+        withOthers
+          ? `let my = hv_row_ballot(w${t} != kj && w${t} != EMPTY, step);
+      if (cg_lane() == j && go) { r |= vec2<u32>(mx, my); } }`
+          : `if (cg_lane() == j && go) { r |= mx; } }`
+      }`,
+    )
+    .join('\n');
+  return /* wgsl */ `
+fn ${name}(bkt: u32, key: u32, go: bool) -> ${ret} {
+  let steps = cg_steps(32u);
+  let shift = firstTrailingBit(steps);
+  let reading = cg_ballot32(go);
+  var r = ${ret}(0u);
+  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${LINES_IN_FLIGHT} loads issued before their ballots.
+  for (var t0 = 0u; t0 < 32u; t0 += ${LINES_IN_FLIGHT}u) {
+${loads}
+${ballots}
   }
-  return vec2<u32>(0u, 0u);
+  return r;
+}`;
 }
-`,
-    [],
+
+/**
+ * The transposed scan over the writable table (atomic loads), for the op passes: x: slots of the
+ * calling lane's bucket \`bkt\` holding its key; y: slots holding anything else but EMPTY (another
+ * live key, or one retired in this batch). Lanes with \`go\` false read nothing and get zeros.
+ * Every lane of the group calls it together.
+ */
+export function scanLanesModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant(
+    'hive.scan-lanes',
+    subgroups,
+    lanesScanCode('hv_scan_lanes', (w) => `atomicLoad(&slots[${w}])`, true),
+    [rowBallotModule(subgroups)],
+  );
+}
+
+/**
+ * The transposed scan over the read-only view of the table (\`slots_ro: array<u32>\`, plain loads
+ * the cache serves), for finds: the slots of the calling lane's bucket holding its key.
+ */
+export function lookupLanesModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant(
+    'hive.lookup-lanes',
+    subgroups,
+    lanesScanCode('hv_lookup_lanes', (w) => `slots_ro[${w}]`, false),
+    [rowBallotModule(subgroups)],
   );
 }

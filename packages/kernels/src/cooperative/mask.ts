@@ -15,32 +15,34 @@ fn cg_popcount(m: vec4<u32>) -> u32 { return dot(countOneBits(m), vec4<u32>(1u))
 
 fn cg_mask_empty(m: vec4<u32>) -> bool { return all(m == vec4<u32>(0u)); }
 
+// Written with component selects, never an index computed at run time: a vector indexed
+// dynamically may be spilled to memory (seen on NVIDIA through Vulkan), which made every ballot
+// of a hash-table probe a round trip to local memory.
+
 /** Lowest set lane of m, or CG_NO_LANE. */
 fn cg_first_lane(m: vec4<u32>) -> u32 {
-  for (var w = 0u; w < 4u; w++) {
-    if (m[w] != 0u) { return w * 32u + firstTrailingBit(m[w]); }
-  }
+  if (m.x != 0u) { return firstTrailingBit(m.x); }
+  if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
+  if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
+  if (m.w != 0u) { return 96u + firstTrailingBit(m.w); }
   return CG_NO_LANE;
 }
 
 /** The mask of lanes 0..n-1 (n <= 128). */
 fn cg_mask_below(n: u32) -> vec4<u32> {
-  var r = vec4<u32>(0u);
-  for (var w = 0u; w < 4u; w++) {
-    let lo = w * 32u;
-    if (n >= lo + 32u) { r[w] = 0xffffffffu; } else if (n > lo) { r[w] = (1u << (n - lo)) - 1u; }
-  }
-  return r;
+  let lo = vec4<u32>(0u, 32u, 64u, 96u);
+  let nv = vec4<u32>(n);
+  let part = (vec4<u32>(1u) << ((nv - lo) & vec4<u32>(31u))) - vec4<u32>(1u);
+  return select(select(vec4<u32>(0u), part, nv > lo), vec4<u32>(0xffffffffu), nv >= lo + vec4<u32>(32u));
 }
 
 /** The mask with only \`lane\` set (empty when lane >= 128). */
 fn cg_mask_lane(lane: u32) -> vec4<u32> {
-  var r = vec4<u32>(0u);
-  if (lane < 128u) { r[lane >> 5u] = 1u << (lane & 31u); }
-  return r;
+  let bit = vec4<u32>(1u << (lane & 31u));
+  return select(vec4<u32>(0u), bit, vec4<u32>(lane >> 5u) == vec4<u32>(0u, 1u, 2u, 3u));
 }
 
-fn cg_mask_has(m: vec4<u32>, lane: u32) -> bool { return lane < 128u && (m[lane >> 5u] & (1u << (lane & 31u))) != 0u; }
+fn cg_mask_has(m: vec4<u32>, lane: u32) -> bool { return !cg_mask_empty(m & cg_mask_lane(lane)); }
 
 /** Set bits of m below \`lane\`: the rank of lane among the lanes of m. */
 fn cg_rank_of(m: vec4<u32>, lane: u32) -> u32 { return cg_popcount(m & cg_mask_below(lane)); }
@@ -49,14 +51,14 @@ fn cg_rank_of(m: vec4<u32>, lane: u32) -> u32 { return cg_popcount(m & cg_mask_b
 fn cg_mask_shr(m: vec4<u32>, n: u32) -> vec4<u32> {
   let ws = n >> 5u;
   let b = n & 31u;
-  var r = vec4<u32>(0u);
-  for (var w = 0u; w + ws < 4u; w++) {
-    var x = m[w + ws] >> b;
-    // A shift by 32 is not defined in WGSL, hence the guard for b == 0.
-    if (b != 0u && w + ws + 1u < 4u) { x |= m[w + ws + 1u] << (32u - b); }
-    r[w] = x;
-  }
-  return r;
+  // Whole words first, then the bits within them.
+  var a = m;
+  if (ws == 1u) { a = vec4<u32>(m.y, m.z, m.w, 0u); }
+  if (ws == 2u) { a = vec4<u32>(m.z, m.w, 0u, 0u); }
+  if (ws >= 3u) { a = vec4<u32>(m.w, 0u, 0u, 0u); }
+  // A shift by 32 is not defined in WGSL, hence the guard for b == 0.
+  if (b == 0u) { return a; }
+  return (a >> vec4<u32>(b)) | (vec4<u32>(a.y, a.z, a.w, 0u) << vec4<u32>(32u - b));
 }
 `,
 );

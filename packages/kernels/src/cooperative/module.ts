@@ -48,6 +48,15 @@ fn cg_ballot(pred: bool) -> vec4<u32> {
 
 /** v as seen by group lane \`lane\` (which must be active); lanes may ask for different lanes. */
 fn cg_broadcast(v: u32, lane: u32) -> u32 { return subgroupShuffle(v, cg_base_ + lane); }
+
+/** cg_ballot(pred) of a group of at most 32 lanes, as one word (lanes past 31 are left out): the cheap form for hot loops. */
+fn cg_ballot32(pred: bool) -> u32 {
+  let b = subgroupBallot(pred);
+  let q = cg_base_ >> 5u;
+  let word = select(select(b.x, b.y, q == 1u), select(b.z, b.w, q == 3u), q >= 2u);
+  let bits = word >> (cg_base_ & 31u);
+  return select(bits & ((1u << (cg_size_ & 31u)) - 1u), bits, cg_size_ >= 32u);
+}
 `;
 
 const FALLBACK_CODE = /* wgsl */ `${API_DOC}
@@ -62,6 +71,7 @@ fn cg_lane() -> u32 { return 0u; }
 fn cg_size() -> u32 { return 1u; }
 fn cg_ballot(pred: bool) -> vec4<u32> { return vec4<u32>(select(0u, 1u, pred), 0u, 0u, 0u); }
 fn cg_broadcast(v: u32, lane: u32) -> u32 { return v; }
+fn cg_ballot32(pred: bool) -> u32 { return select(0u, 1u, pred); }
 `;
 
 // Built on cg_ballot, so identical in both variants.
@@ -87,7 +97,8 @@ const fallbackVariant = wgslModule('kernels.cg.fallback', `${FALLBACK_CODE}${COM
  * variants:
  *
  * - `cg_init(lane, size)`, `cg_init_tiled(lane, size, tile)`, `cg_lane()`, `cg_size()`, `cg_steps(n)`
- * - `cg_ballot(pred) -> vec4<u32>`, `cg_any(pred)`, `cg_all(pred)`, `cg_elect()`
+ * - `cg_ballot(pred) -> vec4<u32>`, `cg_ballot32(pred) -> u32` (groups of at most 32 lanes),
+ *   `cg_any(pred)`, `cg_all(pred)`, `cg_elect()`
  * - `cg_broadcast(v: u32, lane) -> u32` (a shuffle: the source lane may differ per lane)
  * - `cg_rank(mask)`, `cg_is_first(mask)` and, from the mask module, `cg_popcount`, `cg_first_lane`,
  *   `cg_rank_of`, `cg_mask_below`, `cg_mask_lane`, `cg_mask_has`, `cg_mask_empty`, `cg_mask_shr`.
