@@ -19,7 +19,7 @@ export const OP_CHUNK = 1 << 22;
  * cuckoo paths, a few percent of a batch at load 0.95).
  */
 const RELEASE_WORKGROUPS = 512;
-const LOCKED_WORKGROUPS = 4096;
+const LOCKED_WORKGROUPS = 16384;
 
 /** Per-dispatch fields of the Params uniform (the rest describe the table). */
 export interface ParamFields {
@@ -47,6 +47,12 @@ export interface OpBatch {
  * chunks), and the stash drain.
  */
 export class Dispatcher {
+  /**
+   * Profiling hook (tools/gpu-check's perf-hive): timestamp writes for every pass that has none of
+   * its own, named by kernel. Unset in normal use.
+   */
+  profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
+
   constructor(
     private readonly gpu: Gpu,
     private readonly storage: HiveStorage,
@@ -94,7 +100,7 @@ export class Dispatcher {
       encoder,
       kernel,
       { bindings: [params, ...buffers], invocations, maxWorkgroups: options.maxWorkgroups },
-      options.timestampWrites,
+      options.timestampWrites ?? this.profile?.(kernel.name),
     );
     this.gpu.pool.release(params);
   }
@@ -115,8 +121,15 @@ export class Dispatcher {
     const end = start + count;
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
-      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters];
-      this.dispatch(encoder, findKernel(this.subgroups), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
+      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta];
+      this.dispatch(
+        encoder,
+        findKernel(this.subgroups),
+        count,
+        findBindings,
+        { n: count, mode: MODE_APPLY, aux1: start },
+        { timestampWrites: first },
+      );
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {

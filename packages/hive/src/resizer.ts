@@ -147,6 +147,8 @@ export class Resizer {
     const n = this.d.buckets;
     encoder.copyBufferToBuffer(s.slots, 0, slots, 0, n * 256);
     encoder.copyBufferToBuffer(s.meta, 0, meta, 0, n * 4);
+    // The lock words carry the overflow bits (no lock is held between batches).
+    encoder.copyBufferToBuffer(s.meta, s.lockBase * 4, meta, (nalloc + lines) * 4, n * 4);
     if (lines >= s.stashLines) {
       // Relocation reads the old stash and writes the new one: params describe the new storage.
       const params = new Uint32Array(PARAM_WORDS);

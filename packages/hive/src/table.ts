@@ -506,7 +506,14 @@ export class HiveTable {
     this.assertAlive();
     if (n === 0) return;
     const s = this.storage;
-    this.d.dispatch(encoder, findKernel(this.subgroups), n, [s.slots, keys, keys, outValues, outFound, s.counters], { n }, { timestampWrites });
+    this.d.dispatch(
+      encoder,
+      findKernel(this.subgroups),
+      n,
+      [s.slots, keys, keys, outValues, outFound, s.counters, s.meta],
+      { n },
+      { timestampWrites },
+    );
   }
 
   /** Erases n keys. One pass. */

@@ -42,6 +42,10 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       if (!stash && b >= snap.buckets) fail(`bucket ${b} is past the table's ${snap.buckets} buckets but holds 0x${key.toString(16)}`);
       if (pairs.has(key)) fail(`key 0x${key.toString(16)} is stored twice`);
       pairs.set(key, snap.slots[keyWord(g) + 32] as number);
+      // A key stored away from its first bucket must have flagged it (lookups skip unflagged ones).
+      const first = candidateBuckets(key, p)[0];
+      if (b !== first && ((snap.meta[snap.nalloc + snap.stashLines + first] as number) & 2) === 0)
+        fail(`key 0x${key.toString(16)} is in bucket ${b} but its first bucket ${first} has no overflow bit`);
       if (stash) {
         stashed.add(key);
         const line = stashLineOf(key, snap.stashLines);
@@ -52,7 +56,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       }
     }
     if (!stash && b < snap.buckets) bucketLoad.push(load);
-    if (!stash && (snap.meta[snap.nalloc + snap.stashLines + b] as number) !== 0) fail(`bucket ${b}'s lock is held between batches`);
+    if (!stash && ((snap.meta[snap.nalloc + snap.stashLines + b] as number) & 1) !== 0) fail(`bucket ${b}'s lock is held between batches`);
   }
   return { pairs, stashed, bucketLoad };
 }

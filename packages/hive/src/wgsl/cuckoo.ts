@@ -79,14 +79,16 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
   let me = cg_lane() == leader;
   // Step 1 again: the key may have arrived since the lock-free pass looked (a drained stash key is known absent).
   if (!drain) {
+    // Every store of k away from its first bucket flags that bucket, and all of them hold k's locks.
+    let spilled = cg_broadcast(select(0u, 1u, me && hv_overflowed(hv_b1(k))), leader) != 0u;
     var at = NONE;
     let s1 = hv_find_slot(c1, k);
     if (s1 != NONE) { at = c1 * 32u + s1; }
-    if (at == NONE && c2 != c1) {
+    if (at == NONE && c2 != c1 && spilled) {
       let s2 = hv_find_slot(c2, k);
       if (s2 != NONE) { at = c2 * 32u + s2; }
     }
-    if (at == NONE) {
+    if (at == NONE && spilled) {
       let line = hv_stash_bucket(k);
       let ss = hv_find_slot(line, k);
       if (ss != NONE) { at = line * 32u + ss; }

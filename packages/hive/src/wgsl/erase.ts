@@ -1,6 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
 import { scanLanesModule, wcmeModule } from './wcme';
 
@@ -41,19 +42,23 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
     // WCME for every lane's key at once: first buckets, then second, then stash lines.
+    // Past the first bucket only when it has overflowed. One call site: the scan is unrolled.
+    var spilled = false;
+    if (live_op) { spilled = hv_overflowed(b1); }
     var at = NONE;
-    let m1 = hv_scan_lanes(b1, key, live_op).x;
-    if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
-    let go2 = live_op && at == NONE && b2 != b1;
-    if (cg_ballot32(go2) != 0u) {
-      let m2 = hv_scan_lanes(b2, key, go2).x;
-      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
-    }
-    let go3 = live_op && at == NONE && stash_live;
-    if (cg_ballot32(go3) != 0u) {
-      let line = hv_stash_bucket(key);
-      let ms = hv_scan_lanes(line, key, go3).x;
-      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
+    for (var phase = 0u; phase < 3u; phase++) {
+      var bucket = b1;
+      var want = live_op;
+      if (phase == 1u) {
+        bucket = b2;
+        want = live_op && at == NONE && b2 != b1 && spilled;
+      } else if (phase == 2u) {
+        bucket = hv_stash_bucket(key);
+        want = live_op && at == NONE && stash_live && spilled;
+      }
+      if (cg_ballot32(want) == 0u) { continue; }
+      let m = hv_scan_lanes(bucket, key, want).x;
+      if (m != 0u) { at = bucket * 32u + firstTrailingBit(m); }
     }
     if (at != NONE && hv_cas_key(at, key, EMPTY)) {
       atomicOr(&masks[at / 32u], 1u << (at % 32u));
@@ -64,7 +69,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule] },
+      { modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule] },
     ),
   );
 }

@@ -12,7 +12,7 @@ import { lookupLanesModule } from './wcme';
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
  * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
- * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read).
+ * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta buffer).
  */
 export function findKernel(subgroups: boolean): Kernel {
   return cachedKernel('find', subgroups ? 'sg' : 'fb', () =>
@@ -25,6 +25,7 @@ export function findKernel(subgroups: boolean): Kernel {
 @group(0) @binding(4) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> out_found: array<u32>;
 @group(0) @binding(6) var<storage, read> counters: array<u32>;
+@group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
 
 var<workgroup> wg_stash: u32;
 
@@ -46,19 +47,24 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
+    // First buckets; then, past the first bucket only when its overflow bit (read only for keys
+    // not found there) is set, second buckets and stash lines. One call site: the scan is unrolled.
     var at = NONE;
-    let m1 = hv_lookup_lanes(b1, key, go);
-    if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
-    let go2 = go && at == NONE && b2 != b1;
-    if (cg_ballot32(go2) != 0u) {
-      let m2 = hv_lookup_lanes(b2, key, go2);
-      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
-    }
-    let go3 = go && at == NONE && stash_live;
-    if (cg_ballot32(go3) != 0u) {
-      let line = hv_stash_bucket(key);
-      let ms = hv_lookup_lanes(line, key, go3);
-      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
+    var spilled = false;
+    for (var phase = 0u; phase < 3u; phase++) {
+      var bucket = b1;
+      var want = go;
+      if (phase == 1u) {
+        if (go && at == NONE) { spilled = (masks_ro[params.lock_base + b1] & 2u) != 0u; }
+        bucket = b2;
+        want = go && at == NONE && b2 != b1 && spilled;
+      } else if (phase == 2u) {
+        bucket = hv_stash_bucket(key);
+        want = go && at == NONE && stash_live && spilled;
+      }
+      if (cg_ballot32(want) == 0u) { continue; }
+      let m = hv_lookup_lanes(bucket, key, want);
+      if (m != 0u) { at = bucket * 32u + firstTrailingBit(m); }
     }
     var value = 0u;
     if (at != NONE) { value = slots_ro[hv_vw(at)]; }

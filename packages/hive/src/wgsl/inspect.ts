@@ -42,7 +42,7 @@ ${entryPoint()} {
     if (live != 0u) { atomicAdd(&out[select(${StatsWord.tableKeys}u, ${StatsWord.stashKeys}u, stash)], live); }
     if (!stash && free == 0u) { atomicAdd(&out[${StatsWord.fullBuckets}u], 1u); }
     if (bad != 0u) { atomicAdd(&out[${StatsWord.inconsistent}u], bad); }
-    if (!stash && masks_ro[params.lock_base + b] != 0u) { atomicAdd(&out[${StatsWord.locksHeld}u], 1u); }
+    if (!stash && (masks_ro[params.lock_base + b] & 1u) != 0u) { atomicAdd(&out[${StatsWord.locksHeld}u], 1u); }
   }
 }
 `,

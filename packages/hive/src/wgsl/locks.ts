@@ -1,11 +1,13 @@
 import type { WgslModule } from '@gpuhash/kernels';
 import { cooperativeVariant } from './kernel-cache';
+import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
 import { wcmeModule } from './wcme';
 
 /**
  * Bucket locks (word lock_base + b of the masks binding): taken only by the locked pass and the stash drain, only
- * ever tried (one atomicExchange by the group's leader), never waited on inside a loop. And the
+ * ever tried (one atomicOr of the lock bit by the group's leader; bit 1 is the overflow bit), never
+ * waited on inside a loop. And the
  * stores made under them, settled before the unlock. Needs `slots`, `masks`, `params`, tallies.
  */
 export function locksModule(subgroups: boolean): WgslModule {
@@ -25,6 +27,7 @@ fn hv_settle(g: u32, key: u32, value: u32) {
 }
 fn hv_store_locked(g: u32, key: u32, value: u32) {
   hv_store_pair(g, key, value);
+  hv_placed(key, g / 32u);
   hv_settle(g, key, value);
 }
 fn hv_move_locked(src: u32, dst: u32) {
@@ -35,7 +38,7 @@ fn hv_move_locked(src: u32, dst: u32) {
 fn hv_lock(b: u32, leader: u32) -> bool {
   var ok = 0u;
   if (cg_lane() == leader) {
-    if (atomicExchange(&masks[params.lock_base + b], 1u) == 0u) {
+    if ((atomicOr(&masks[params.lock_base + b], LOCK_BIT) & LOCK_BIT) == 0u) {
       ok = 1u;
       count(T_LOCK_ACQUISITIONS, 1u);
     } else {
@@ -46,9 +49,9 @@ fn hv_lock(b: u32, leader: u32) -> bool {
 }
 
 fn hv_unlock(b: u32, leader: u32) {
-  if (cg_lane() == leader) { atomicStore(&masks[params.lock_base + b], 0u); }
+  if (cg_lane() == leader) { atomicAnd(&masks[params.lock_base + b], ~LOCK_BIT); }
 }
 `,
-    [wcmeModule(subgroups), talliesModule],
+    [wcmeModule(subgroups), talliesModule, overflowModule],
   );
 }

@@ -2,6 +2,7 @@ import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
 import { scanLanesModule, wcmeModule } from './wcme';
 
@@ -117,22 +118,34 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
 
-    // 1. Scan: WCME over the first buckets, the second buckets, the stash lines.
+    // 1. Scan: WCME over the first buckets; then the second buckets of the ops whose first bucket
+    // has overflowed (otherwise the key can only be in the first) or is full (the claim goes
+    // there); then the stash lines of the overflowed. One call site in a loop: the scan is
+    // unrolled, and three copies of it cost registers and occupancy.
     let go = st == S_SCAN;
+    var spilled = false;
+    if (go) { spilled = hv_overflowed(b1); }
     var at = NONE;
-    let r1 = hv_scan_lanes(b1, key, go);
-    if (r1.x != 0u) { at = b1 * 32u + firstTrailingBit(r1.x); }
-    let go2 = go && at == NONE && b2 != b1;
+    var r1 = vec2<u32>(0u, 0u);
     var r2 = vec2<u32>(0u, 0u);
-    if (cg_ballot32(go2) != 0u) {
-      r2 = hv_scan_lanes(b2, key, go2);
-      if (r2.x != 0u) { at = b2 * 32u + firstTrailingBit(r2.x); }
-    }
-    let go3 = go && at == NONE && stash_live;
-    if (cg_ballot32(go3) != 0u) {
-      let line = hv_stash_bucket(key);
-      let rs = hv_scan_lanes(line, key, go3);
-      if (rs.x != 0u) { at = line * 32u + firstTrailingBit(rs.x); }
+    var scanned2 = false;
+    for (var phase = 0u; phase < 3u; phase++) {
+      var bucket = b1;
+      var want = go;
+      if (phase == 1u) {
+        bucket = b2;
+        want = go && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
+        scanned2 = want;
+      } else if (phase == 2u) {
+        bucket = hv_stash_bucket(key);
+        want = go && at == NONE && stash_live && spilled;
+      }
+      if (cg_ballot32(want) == 0u) { continue; }
+      let r = hv_scan_lanes(bucket, key, want);
+      if (want) {
+        if (r.x != 0u) { at = bucket * 32u + firstTrailingBit(r.x); }
+        if (phase == 0u) { r1 = r; } else if (phase == 1u) { r2 = r; }
+      }
     }
     var freed = NONE;
     if (go) {
@@ -169,6 +182,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           st = S_DEFER;
         }
       }
+      // A second bucket not read (the first filled up after its scan): the locked pass decides.
+      if (st == S_CLAIM && goal == b2 && !scanned2) { st = S_DEFER; }
       let claiming = st == S_CLAIM && guess != 0u;
       var left = cg_ballot32(claiming);
       if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
@@ -210,6 +225,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           } else {
             check1 = ~r1.y;
             check2 = before & ~r2.y;
+            hv_placed(key, goal);
           }
           st = S_CHECK;
         }
@@ -264,7 +280,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule],
+        modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },
     ),

@@ -2,6 +2,7 @@ import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { overflowModule } from './overflow';
 import { rowBallotModule } from './wcme';
 
 const tableBindings = /* wgsl */ `
@@ -42,14 +43,19 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let s = params.aux0 + cg_broadcast(j, leader);
       let t = s + params.n0;
       var movers = 0u;
+      // Keys that stay in s although their first bucket is now t: t must carry the overflow bit.
+      var strays = 0u;
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         var go = false;
+        var stray = false;
         if (slot < 32u) {
           let k = atomicLoad(&slots[hv_key_word(s, slot)]);
           go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
+          stray = k < TOMBSTONE && !go && hv_b1(k) == t;
         }
         movers |= hv_row_ballot(go, step);
+        strays |= hv_row_ballot(stray, step);
       }
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
@@ -58,6 +64,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         }
       }
       if (cg_lane() == leader) {
+        // t answers for the keys of s's that are now its own first-bucket keys, wherever they are.
+        let inherited = atomicLoad(&masks[params.lock_base + s]) & OVERFLOW_BIT;
+        atomicOr(&masks[params.lock_base + t], inherited | select(0u, OVERFLOW_BIT, strays != 0u));
         atomicOr(&masks[s], movers);
         atomicStore(&masks[t], ~hv_low_mask(countOneBits(movers)));
       }
@@ -65,7 +74,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   }
 }
 `,
-      { modules: [gridModule, rowBallotModule(subgroups)] },
+      { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
     ),
   );
 }
@@ -132,6 +141,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         }
       }
       if (cg_lane() == leader) {
+        // Keys whose first bucket was t now have s.
+        atomicOr(&masks[params.lock_base + s], atomicLoad(&masks[params.lock_base + t]) & OVERFLOW_BIT);
+        atomicStore(&masks[params.lock_base + t], 0u);
         atomicStore(&masks[s], free & ~hv_lowest_bits(free, countOneBits(used)));
         atomicStore(&masks[t], 0xffffffffu);
       }
@@ -139,7 +151,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   }
 }
 `,
-      { modules: [gridModule, rowBallotModule(subgroups)] },
+      { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
     ),
   );
 }

@@ -99,14 +99,16 @@ fn hv_move(src: u32, dst: u32) {
  * ballot, so a group keeps 32 lines in flight instead of one. The ballots then give each op's
  * owner its slot masks. `load` reads a key word through the kernel's binding.
  */
-/** Key-line loads a group issues before it waits on the first (per lane, one word each). */
-const LINES_IN_FLIGHT = 8;
-
-function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean): string {
+/**
+ * Key-line loads a group issues before it waits on the first (per lane, one word each): 16 for
+ * finds, 8 in the op passes, whose larger kernels lost more occupancy to the extra registers than
+ * they gained (H200, 2026-11-22).
+ */
+function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean, linesInFlight: number): string {
   const ret = withOthers ? 'vec2<u32>' : 'u32';
-  // Eight loads unrolled per round, not a loop over an array: an array indexed in a loop may live
+  // The loads of a round unrolled, not a loop over an array: an array indexed in a loop may live
   // in memory, and storing a load's result there waits for the load, one line at a time.
-  const ts = Array.from({ length: LINES_IN_FLIGHT }, (_, t) => t);
+  const ts = Array.from({ length: linesInFlight }, (_, t) => t);
   const loads = ts
     .map(
       (t) => `    var w${t} = EMPTY;
@@ -132,8 +134,8 @@ fn ${name}(bkt: u32, key: u32, go: bool) -> ${ret} {
   let shift = firstTrailingBit(steps);
   let reading = cg_ballot32(go);
   var r = ${ret}(0u);
-  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${LINES_IN_FLIGHT} loads issued before their ballots.
-  for (var t0 = 0u; t0 < 32u; t0 += ${LINES_IN_FLIGHT}u) {
+  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${linesInFlight} loads issued before their ballots.
+  for (var t0 = 0u; t0 < 32u; t0 += ${linesInFlight}u) {
 ${loads}
 ${ballots}
   }
@@ -151,7 +153,7 @@ export function scanLanesModule(subgroups: boolean): WgslModule {
   return cooperativeVariant(
     'hive.scan-lanes',
     subgroups,
-    lanesScanCode('hv_scan_lanes', (w) => `atomicLoad(&slots[${w}])`, true),
+    lanesScanCode('hv_scan_lanes', (w) => `atomicLoad(&slots[${w}])`, true, 8),
     [rowBallotModule(subgroups)],
   );
 }
@@ -164,7 +166,7 @@ export function lookupLanesModule(subgroups: boolean): WgslModule {
   return cooperativeVariant(
     'hive.lookup-lanes',
     subgroups,
-    lanesScanCode('hv_lookup_lanes', (w) => `slots_ro[${w}]`, false),
+    lanesScanCode('hv_lookup_lanes', (w) => `slots_ro[${w}]`, false, 16),
     [rowBallotModule(subgroups)],
   );
 }

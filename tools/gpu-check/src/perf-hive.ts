@@ -1,0 +1,89 @@
+/**
+ * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
+ * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
+ * each kernel's GPU time (timestamps around every pass) and the table's stats after each step.
+ *   node perf-hive.mjs [log2Capacity=27]
+ */
+import { requestGpu } from '@gpuhash/core';
+import { HiveTable, Op } from '@gpuhash/hive';
+import { fmix32 } from '@gpuhash/kernels';
+
+const log = Number(process.argv[2] ?? 27);
+const capacity = 2 ** log;
+const gpu = await requestGpu({ allowSoftware: true });
+console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
+
+const table = await HiveTable.create(gpu, { capacity, growth: false });
+table.reserveBatch(capacity);
+// The dispatcher's profiling hook (not public API): timestamps around every pass.
+const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined } }).d;
+
+const reserved = (k: number) => k >= 0xfffffffe;
+function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let j = start, i = 0; i < n; j++) {
+    const k = fmix32(2 * j + (odd ? 1 : 2));
+    if (!reserved(k)) out[i++] = k;
+  }
+  return out;
+}
+
+async function profiled(label: string, encode: (enc: GPUCommandEncoder) => void): Promise<void> {
+  const timer = gpu.createTimer(1024);
+  d.profile = (k) => timer.slot(k);
+  const enc = gpu.device.createCommandEncoder();
+  encode(enc);
+  timer.resolve(enc);
+  gpu.submit([enc.finish()]);
+  timer.submitted();
+  const t = await timer.read();
+  d.profile = undefined;
+  timer.destroy();
+  const per = new Map<string, { ms: number; n: number }>();
+  for (const p of t.passes) {
+    const e = per.get(p.label) ?? { ms: 0, n: 0 };
+    e.ms += p.ms;
+    e.n++;
+    per.set(p.label, e);
+  }
+  const total = [...per.values()].reduce((a, e) => a + e.ms, 0);
+  console.log(`${label}: ${total.toFixed(2)} ms GPU`);
+  for (const [k, e] of per) console.log(`  ${k.padEnd(24)} ${e.ms.toFixed(3)} ms in ${e.n} passes`);
+  const s = await table.stats();
+  console.log(`  stats: ${JSON.stringify(s)}`);
+}
+
+const half = Math.floor(capacity * 0.5);
+const full = Math.floor(capacity * 0.95);
+const all = keysFrom(0, full, true);
+const k1 = gpu.upload(all.subarray(0, half));
+const k2 = gpu.upload(all.subarray(half));
+await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
+await profiled('insert 0.5 to 0.95', (enc) => table.encodeInsert(enc, k2.buffer, k2.buffer, full - half));
+const f = gpu.createArray('u32', full);
+const g = gpu.createArray('u32', full);
+const ka = gpu.upload(all);
+await profiled('find all (hits) at 0.95', (enc) => table.encodeFind(enc, ka.buffer, full, f.buffer, g.buffer));
+const miss = gpu.upload(keysFrom(0, full, false));
+await profiled('find misses at 0.95', (enc) => table.encodeFind(enc, miss.buffer, full, f.buffer, g.buffer));
+
+// Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys.
+const m = 1 << 22;
+const fresh = keysFrom(full + 10, m, true);
+const ops = new Uint32Array(m);
+const mk = new Uint32Array(m);
+for (let i = 0; i < m; i++) {
+  const r = (fmix32(i ^ 0x5bd1e995) % 10) as number;
+  if (r < 5) {
+    ops[i] = Op.insert;
+    mk[i] = fresh[i] as number;
+  } else {
+    ops[i] = r < 8 ? Op.find : Op.erase;
+    mk[i] = all[(fmix32(i) % full) >>> 0] as number;
+  }
+}
+const out = gpu.createArray('u32', 2 * m);
+const dops = gpu.upload(ops);
+const dkeys = gpu.upload(mk);
+const dvals = gpu.upload(mk);
+await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
