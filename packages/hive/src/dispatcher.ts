@@ -19,7 +19,7 @@ export const OP_CHUNK = 1 << 22;
  * cuckoo paths, a few percent of a batch at load 0.95).
  */
 const RELEASE_WORKGROUPS = 512;
-const LOCKED_WORKGROUPS = 16384;
+const LOCKED_WORKGROUPS = 4096;
 
 /** Per-dispatch fields of the Params uniform (the rest describe the table). */
 export interface ParamFields {

@@ -48,23 +48,23 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
     // First buckets; then, past the first bucket only when its overflow bit (read only for keys
-    // not found there) is set, second buckets and stash lines. One call site: the scan is unrolled.
+    // not found there) is set, second buckets and stash lines. Three call sites of the unrolled
+    // scan: a loop over the three phases was slower on an H200 (hits 9.3 against 11.1 G/s).
     var at = NONE;
+    let m1 = hv_lookup_lanes(b1, key, go);
+    if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
     var spilled = false;
-    for (var phase = 0u; phase < 3u; phase++) {
-      var bucket = b1;
-      var want = go;
-      if (phase == 1u) {
-        if (go && at == NONE) { spilled = (masks_ro[params.lock_base + b1] & 2u) != 0u; }
-        bucket = b2;
-        want = go && at == NONE && b2 != b1 && spilled;
-      } else if (phase == 2u) {
-        bucket = hv_stash_bucket(key);
-        want = go && at == NONE && stash_live && spilled;
-      }
-      if (cg_ballot32(want) == 0u) { continue; }
-      let m = hv_lookup_lanes(bucket, key, want);
-      if (m != 0u) { at = bucket * 32u + firstTrailingBit(m); }
+    if (go && at == NONE) { spilled = (masks_ro[params.lock_base + b1] & 2u) != 0u; }
+    let go2 = go && at == NONE && b2 != b1 && spilled;
+    if (cg_ballot32(go2) != 0u) {
+      let m2 = hv_lookup_lanes(b2, key, go2);
+      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
+    }
+    let go3 = go && at == NONE && stash_live && spilled;
+    if (cg_ballot32(go3) != 0u) {
+      let line = hv_stash_bucket(key);
+      let ms = hv_lookup_lanes(line, key, go3);
+      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
     }
     var value = 0u;
     if (at != NONE) { value = slots_ro[hv_vw(at)]; }
