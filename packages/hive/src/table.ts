@@ -1,7 +1,7 @@
 import { BufferUsage, DestroyedError, DeviceArray, type Gpu, InvalidArgumentError } from '@gpuhash/core';
 import { Dispatcher, OP_CHUNK, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
-import { assertNoReservedKeys, RESERVED_FLAG } from './sentinels';
+import { assertNoReservedKeys, CONTENDED_FLAG, RESERVED_FLAG, withoutContention } from './sentinels';
 import { BUCKET_SLOTS, type SplitPointer } from './split-pointer';
 import { HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
 import type {
@@ -237,14 +237,16 @@ export class HiveTable {
     const values = this.gpu.upload(batch.values ?? new Uint32Array(n));
     const out = this.gpu.createArray('u32', 2 * n, 'hive.apply.out');
     try {
-      let failed = await this.runOpPasses({
-        ops: ops.buffer,
-        keys: keys.buffer,
-        values: values.buffer,
-        out: out.buffer,
-        n,
-        mode: MODE_APPLY,
-      });
+      let failed = withoutContention(
+        await this.runOpPasses({
+          ops: ops.buffer,
+          keys: keys.buffer,
+          values: values.buffer,
+          out: out.buffer,
+          n,
+          mode: MODE_APPLY,
+        }),
+      );
       const both = await this.gpu.download(out);
       const resultValues = new Uint32Array(n);
       const status = new Uint8Array(n);
@@ -275,14 +277,16 @@ export class HiveTable {
       const values = this.gpu.upload(Uint32Array.from(failed, (i) => batch.values?.[i] ?? 0));
       const out = this.gpu.createArray('u32', 2 * m, 'hive.apply.retry.out');
       try {
-        const again = await this.runOpPasses({
-          ops: ops.buffer,
-          keys: keys.buffer,
-          values: values.buffer,
-          out: out.buffer,
-          n: m,
-          mode: MODE_APPLY,
-        });
+        const again = withoutContention(
+          await this.runOpPasses({
+            ops: ops.buffer,
+            keys: keys.buffer,
+            values: values.buffer,
+            out: out.buffer,
+            n: m,
+            mode: MODE_APPLY,
+          }),
+        );
         const both = await this.gpu.download(out);
         for (let j = 0; j < m; j++) status[failed[j] as number] = both[2 * j + 1] as number;
         failed = Uint32Array.from(again, (j) => failed[j] as number);
@@ -321,7 +325,7 @@ export class HiveTable {
       });
       this.throwOnReserved('apply', failed);
       await this.resizer.contractIfSparse();
-      return { out, failed };
+      return { out, failed: withoutContention(failed) };
     } catch (error) {
       out.destroy();
       throw error;
@@ -658,9 +662,13 @@ export class HiveTable {
         for (let attempt = 0; ; attempt++) {
           failed = await this.runOpPasses({ keys: batch.keys, values: batch.values as GPUBuffer, n: batch.n, mode });
           this.throwOnReserved(what, failed);
-          if (failed.length === 0 || !this.growth || attempt >= 8) break;
+          if (failed.length === 0 || attempt >= 8) break;
+          // Inserts that lost their bucket locks to other ops of the batch simply run again.
+          if (failed.some((i) => (i & CONTENDED_FLAG) !== 0)) continue;
+          if (!this.growth) break;
           if (!(await this.resizer.expandTo(Math.ceil(this.d.buckets * 1.25) + 1))) break;
         }
+        failed = withoutContention(failed);
       } finally {
         this.release(batch);
       }

@@ -53,6 +53,7 @@ const EMPTY: u32 = 0xffffffffu;
 const TOMBSTONE: u32 = 0xfffffffeu;
 const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
+const CONTENDED_FLAG: u32 = 0x40000000u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;
 const OP_INSERT_OR_ASSIGN: u32 = ${OP_INSERT_OR_ASSIGN}u;

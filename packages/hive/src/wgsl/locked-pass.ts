@@ -1,7 +1,8 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { WORKGROUP_SIZE } from './common';
 import { cuckooModule } from './cuckoo';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { cachedKernel, entryPoint } from './kernel-cache';
 import { opBindings } from './op-pass';
 
 /** Rounds a group retries ops whose locks were taken before it reports them pending. */
@@ -22,6 +23,9 @@ export function lockedPassKernel(subgroups: boolean): Kernel {
 ${opBindings}
 
 var<workgroup> wg_jobs: u32;
+var<workgroup> wg_groups: atomic<u32>;
+// An op that lost its locks LOCKED_ROUNDS rounds in a row: reported with CONTENDED_FLAG, run again by the host.
+const R_GAVE_UP: u32 = 6u;
 
 ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   cg_init(cg_sg_lane, cg_sg_size);
@@ -30,11 +34,21 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     wg_jobs = select(min(atomicLoad(&lists[L_DEFERRED]), params.list_cap), params.n, drain);
   }
   let jobs = workgroupUniformLoad(&wg_jobs);
-  // A group runs its lanes' ops one after the other. Spreading them one per group was tried: on an
-  // H200 it saved little (12.3 to 10.8 ms for 2.6M deferred ops) and let dozens of ops on a few hot
-  // buckets fight for their locks at once until they gave up (the pressure check).
-  ${chunkLoop('jobs')} {
-    let j = base + lid;
+  // The jobs are spread over every group of the dispatch, as few to a group as they allow: a group
+  // runs its ops one after the other, each a chain of dependent round trips (locks, scans, moves),
+  // so a small batch's few hundred deferred ops, 32 to a group, kept most of the GPU idle for
+  // hundreds of microseconds. Groups number themselves (one workgroup atomic each), assuming
+  // nothing about how invocations form subgroups. More ops at once on a few hot buckets fight
+  // harder for their locks; those that give up are reported with CONTENDED_FLAG and run again.
+  var gidx = 0u;
+  if (cg_lane() == 0u) { gidx = atomicAdd(&wg_groups, 1u); }
+  gidx = cg_broadcast(gidx, 0u);
+  let groups_per_wg = ${WORKGROUP_SIZE}u / cg_size();
+  let total_groups = grid_threads(nwg, ${WORKGROUP_SIZE}u) / cg_size();
+  let per = clamp((jobs + total_groups - 1u) / total_groups, 1u, cg_size());
+  let group = grid_workgroup(wid, nwg) * groups_per_wg + gidx;
+  for (var first = group * per; first < jobs; first += total_groups * per) {
+    let j = select(jobs, first + cg_lane(), cg_lane() < per);
     var pending = false;
     var i = 0u;
     var src = NONE;
@@ -64,7 +78,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let todo = cg_ballot(pending);
       if (cg_mask_empty(todo)) { break; }
       if (round > LOCKED_ROUNDS) {
-        if (pending) { result = R_FAILED; pending = false; }
+        if (pending) { result = R_GAVE_UP; pending = false; }
         break;
       }
       // One attempt per op per round; an op whose lock was taken tries again in a later round,
@@ -96,6 +110,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         if (added) { count(T_ADDED, 1u); }
         if (result == R_STASHED) { count(T_STASH_IN, 1u); }
         if (result == R_FAILED) { report_failure(i); }
+        if (result == R_GAVE_UP) { report_failure(i | CONTENDED_FLAG); }
         if (params.mode == MODE_APPLY) { out[i] = vec2<u32>(0u, select(0u, 1u, added)); }
       }
     }
