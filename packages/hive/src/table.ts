@@ -663,8 +663,9 @@ export class HiveTable {
           failed = await this.runOpPasses({ keys: batch.keys, values: batch.values as GPUBuffer, n: batch.n, mode });
           this.throwOnReserved(what, failed);
           if (failed.length === 0 || attempt >= 8) break;
-          // Inserts that lost their bucket locks to other ops of the batch simply run again.
-          if (failed.some((i) => (i & CONTENDED_FLAG) !== 0)) continue;
+          // Inserts that lost their bucket locks to other ops of the batch run again, twice; after
+          // that, full buckets are the likelier cause and growth (if on) decides.
+          if (attempt < 2 && failed.some((i) => (i & CONTENDED_FLAG) !== 0)) continue;
           if (!this.growth) break;
           if (!(await this.resizer.expandTo(Math.ceil(this.d.buckets * 1.25) + 1))) break;
         }

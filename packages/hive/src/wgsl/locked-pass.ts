@@ -74,6 +74,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       b2 = hv_b2(key);
     }
     var result = R_RETRY;
+    var lost = 0u;
     for (var round = 1u; ; round++) {
       let todo = cg_ballot(pending);
       if (cg_mask_empty(todo)) { break; }
@@ -81,9 +82,18 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         if (pending) { result = R_GAVE_UP; pending = false; }
         break;
       }
-      // One attempt per op per round; an op whose lock was taken tries again in a later round,
-      // skipping rounds at random so that ops running in lockstep stop colliding the same way.
-      var left = cg_ballot(pending && (round == 1u || (hash_fmix32(key ^ (round * 0x9e3779b9u)) & 1u) == 0u));
+      // At most one attempt per op and round. After losing a lock, an op tries again only when its
+      // first bucket's lock looks free (test before test-and-set: the read also makes a skipped
+      // round last a round trip, where it would otherwise spin through the round budget in
+      // microseconds) and then only with probability 2^-lost (up to 1/32), so that dozens of ops on
+      // a few hot buckets thin out instead of knocking each other's paths down forever.
+      var attempt = pending && round == 1u;
+      if (pending && round > 1u) {
+        let lock_free = (atomicLoad(&masks[params.lock_base + min(b1, b2)]) & LOCK_BIT) == 0u;
+        let coin = hash_fmix32(key ^ (round * 0x9e3779b9u)) & ((1u << min(lost, 5u)) - 1u);
+        attempt = lock_free && coin == 0u;
+      }
+      var left = cg_ballot(attempt);
       loop {
         if (cg_mask_empty(left)) { break; }
         let leader = cg_first_lane(left);
@@ -91,9 +101,13 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         let r = hv_locked_insert(
           cg_broadcast(key, leader), cg_broadcast(value, leader), cg_broadcast(op, leader) == OP_INSERT_OR_ASSIGN,
           cg_broadcast(b1, leader), cg_broadcast(b2, leader), leader, drain, round);
-        if (cg_lane() == leader && r != R_RETRY) {
-          result = r;
-          pending = false;
+        if (cg_lane() == leader) {
+          if (r != R_RETRY) {
+            result = r;
+            pending = false;
+          } else {
+            lost += 1u;
+          }
         }
       }
     }
