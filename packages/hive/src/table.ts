@@ -237,16 +237,7 @@ export class HiveTable {
     const values = this.gpu.upload(batch.values ?? new Uint32Array(n));
     const out = this.gpu.createArray('u32', 2 * n, 'hive.apply.out');
     try {
-      let failed = withoutContention(
-        await this.runOpPasses({
-          ops: ops.buffer,
-          keys: keys.buffer,
-          values: values.buffer,
-          out: out.buffer,
-          n,
-          mode: MODE_APPLY,
-        }),
-      );
+      let failed = await this.runApplyPasses(ops.buffer, keys.buffer, values.buffer, out.buffer, n);
       const both = await this.gpu.download(out);
       const resultValues = new Uint32Array(n);
       const status = new Uint8Array(n);
@@ -277,16 +268,7 @@ export class HiveTable {
       const values = this.gpu.upload(Uint32Array.from(failed, (i) => batch.values?.[i] ?? 0));
       const out = this.gpu.createArray('u32', 2 * m, 'hive.apply.retry.out');
       try {
-        const again = withoutContention(
-          await this.runOpPasses({
-            ops: ops.buffer,
-            keys: keys.buffer,
-            values: values.buffer,
-            out: out.buffer,
-            n: m,
-            mode: MODE_APPLY,
-          }),
-        );
+        const again = await this.runApplyPasses(ops.buffer, keys.buffer, values.buffer, out.buffer, m);
         const both = await this.gpu.download(out);
         for (let j = 0; j < m; j++) status[failed[j] as number] = both[2 * j + 1] as number;
         failed = Uint32Array.from(again, (j) => failed[j] as number);
@@ -315,17 +297,10 @@ export class HiveTable {
     const out = this.gpu.createArray('u32', 2 * n, 'hive.apply.out');
     try {
       const values = (batch.values ?? (zeros as DeviceArray<'u32'>)).buffer;
-      const failed = await this.runOpPasses({
-        ops: batch.ops.buffer,
-        keys: batch.keys.buffer,
-        values,
-        out: out.buffer,
-        n,
-        mode: MODE_APPLY,
-      });
+      const failed = await this.runApplyPasses(batch.ops.buffer, batch.keys.buffer, values, out.buffer, n);
       this.throwOnReserved('apply', failed);
       await this.resizer.contractIfSparse();
-      return { out, failed: withoutContention(failed) };
+      return { out, failed };
     } catch (error) {
       out.destroy();
       throw error;
@@ -557,6 +532,11 @@ export class HiveTable {
    * Runs op passes over a whole batch from the host, one chunk per submission, reading each
    * chunk's failures back so that every failed index is reported however many there are.
    */
+  /** A mixed batch's passes; the failed indices without the contention marker (host-array apply re-runs them, device-array apply reports them). */
+  private async runApplyPasses(ops: GPUBuffer, keys: GPUBuffer, values: GPUBuffer, out: GPUBuffer, n: number): Promise<Uint32Array> {
+    return withoutContention(await this.runOpPasses({ ops, keys, values, out, n, mode: MODE_APPLY }));
+  }
+
   private async runOpPasses(b: OpBatch): Promise<Uint32Array> {
     const failed: Uint32Array[] = [];
     for (let at = 0; at === 0 || at < b.n; at += this.d.chunk) {
