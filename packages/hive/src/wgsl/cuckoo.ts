@@ -59,39 +59,74 @@ fn hv_in_path(path: ptr<function, array<u32, MAX_PATH>>, depth: u32, b: u32) -> 
   return false;
 }
 
-/** Inserts (k, v) into candidate buckets c1, c2 under their locks; all lanes call with the same arguments. */
+/**
+ * Inserts (k, v) into candidate buckets c1 (its first) and c2 under their locks; all lanes call
+ * with the same arguments. Both locks are tried in one round trip (a taken one releases the
+ * other: locks are only ever tried, so no order is needed against deadlock), and the first
+ * bucket's lock word brings its overflow bit along.
+ */
 fn hv_locked_insert(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32) -> u32 {
-  // A fixed order (lower bucket first): two ops wanting the same pair never hold one lock each.
-  let lo = min(c1, c2);
-  let hi = max(c1, c2);
-  if (!hv_lock(lo, leader)) { return R_RETRY; }
-  if (hi != lo && !hv_lock(hi, leader)) {
-    hv_unlock(lo, leader);
-    return R_RETRY;
+  var held = 0u;
+  if (cg_lane() == leader) {
+    let w1 = atomicOr(&masks[params.lock_base + c1], LOCK_BIT);
+    var w2 = 0u;
+    if (c2 != c1) { w2 = atomicOr(&masks[params.lock_base + c2], LOCK_BIT); }
+    let ok1 = (w1 & LOCK_BIT) == 0u;
+    let ok2 = (w2 & LOCK_BIT) == 0u;
+    if (ok1 && ok2) {
+      held = select(1u, 3u, (w1 & OVERFLOW_BIT) != 0u);
+      count(T_LOCK_ACQUISITIONS, 1u);
+    } else {
+      if (ok1) { atomicAnd(&masks[params.lock_base + c1], ~LOCK_BIT); }
+      if (ok2 && c2 != c1) { atomicAnd(&masks[params.lock_base + c2], ~LOCK_BIT); }
+      count(T_LOCK_CONFLICTS, 1u);
+    }
   }
-  let r = hv_insert_held(k, v, assign, c1, c2, leader, drain, attempt);
+  held = cg_broadcast(held, leader);
+  if (held == 0u) { return R_RETRY; }
+  let r = hv_insert_held(k, v, assign, c1, c2, leader, drain, attempt, held == 3u);
   hv_unlock(c1, leader);
   if (c2 != c1) { hv_unlock(c2, leader); }
   return r;
 }
 
-fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32) -> u32 {
+fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32, spilled: bool) -> u32 {
   let me = cg_lane() == leader;
+  // Steps 1 and 2 again from one read of both buckets (and of the stash line, when the first
+  // bucket has overflowed: every store of k away from it flags it, under k's locks). With both
+  // locks held and pass A over, a slot is free exactly when its key word is EMPTY.
+  let line = hv_stash_bucket(k);
+  let look_stash = spilled && !drain;
+  var m1 = 0u;
+  var m2 = 0u;
+  var ms = 0u;
+  var e1 = 0u;
+  var e2 = 0u;
+  for (var step = 0u; step < cg_steps(32u); step++) {
+    let slot = step * cg_size() + cg_lane();
+    var k1 = TOMBSTONE;
+    var k2 = TOMBSTONE;
+    var ks = TOMBSTONE;
+    if (slot < 32u) {
+      k1 = atomicLoad(&slots[hv_key_word(c1, slot)]);
+      if (c2 != c1) { k2 = atomicLoad(&slots[hv_key_word(c2, slot)]); }
+      if (look_stash) { ks = atomicLoad(&slots[hv_key_word(line, slot)]); }
+    }
+    m1 |= hv_row_ballot(k1 == k, step);
+    m2 |= hv_row_ballot(k2 == k, step);
+    ms |= hv_row_ballot(ks == k, step);
+    e1 |= hv_row_ballot(k1 == EMPTY, step);
+    e2 |= hv_row_ballot(k2 == EMPTY, step);
+  }
   // Step 1 again: the key may have arrived since the lock-free pass looked (a drained stash key is known absent).
   if (!drain) {
-    // Every store of k away from its first bucket flags that bucket, and all of them hold k's locks.
-    let spilled = cg_broadcast(select(0u, 1u, me && hv_overflowed(hv_b1(k))), leader) != 0u;
     var at = NONE;
-    let s1 = hv_find_slot(c1, k);
-    if (s1 != NONE) { at = c1 * 32u + s1; }
-    if (at == NONE && c2 != c1 && spilled) {
-      let s2 = hv_find_slot(c2, k);
-      if (s2 != NONE) { at = c2 * 32u + s2; }
-    }
-    if (at == NONE && spilled) {
-      let line = hv_stash_bucket(k);
-      let ss = hv_find_slot(line, k);
-      if (ss != NONE) { at = line * 32u + ss; }
+    if (m1 != 0u) {
+      at = c1 * 32u + firstTrailingBit(m1);
+    } else if (m2 != 0u && spilled) {
+      at = c2 * 32u + firstTrailingBit(m2);
+    } else if (ms != 0u) {
+      at = line * 32u + firstTrailingBit(ms);
     }
     if (at != NONE) {
       if (assign && me) {
@@ -101,11 +136,20 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       return R_EXISTED;
     }
   }
-  // Step 2 again: erases and freed claims may have made room.
+  // Step 2 again: erases and freed claims may have made room. The claim is the atomic itself;
+  // should the free mask disagree with the scan, the usual WABC read decides.
   for (var j = 0u; j < 2u; j++) {
     if (j == 1u && c2 == c1) { break; }
     let c = select(c1, c2, j == 1u);
-    let got = hv_wabc(c, 1u, leader).x;
+    let e = select(e1, e2, j == 1u);
+    if (e == 0u) { continue; }
+    var got = 0u;
+    if (me) {
+      let take = e & (0u - e);
+      got = take & atomicAnd(&masks[c], ~take);
+    }
+    got = cg_broadcast(got, leader);
+    if (got == 0u) { got = hv_wabc(c, 1u, leader).x; }
     if (got != 0u) {
       if (me) { hv_store_locked(c * 32u + firstTrailingBit(got), k, v); }
       return R_INSERTED;
@@ -122,27 +166,30 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     var movable = 0u;
     var cand = NONE;
     var cand_alt = 0u;
+    var cand_free = 0u;
     for (var step = 0u; step < cg_steps(32u); step++) {
       let slot = step * cg_size() + cg_lane();
       var alt = NONE;
       var can = false;
-      var roomy = false;
+      var alt_free = 0u;
       if (slot < 32u) {
         let kv = atomicLoad(&slots[hv_key_word(c, slot)]);
         if (kv < TOMBSTONE) {
           alt = hv_other(kv, c);
           can = alt != c && alt != c1 && alt != c2 && !hv_in_path(&path, depth, alt);
-          roomy = can && atomicLoad(&masks[alt]) != 0u;
+          if (can) { alt_free = atomicLoad(&masks[alt]); }
         }
       }
+      let roomy = alt_free != 0u;
       movable |= hv_row_ballot(can, step);
       let rm = cg_ballot(roomy);
       if (!cg_mask_empty(rm)) {
         // A pseudo-random roomy lane, so ops that collided once do not collide the same way again.
-                let r = hash_fmix32(k ^ attempt) % cg_popcount(rm);
+        let r = hash_fmix32(k ^ attempt) % cg_popcount(rm);
         let pickw = hv_nth_lane(rm, r);
         cand = step * cg_size() + pickw;
         cand_alt = cg_broadcast(alt, pickw);
+        cand_free = cg_broadcast(alt_free, pickw);
         break;
       }
     }
@@ -151,7 +198,14 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
         hv_unlock_path(&path, depth, leader);
         return R_RETRY;
       }
-      let got = hv_wabc(cand_alt, 1u, leader).x;
+      // Claim the slot the hint saw free with the atomic itself; if it went meanwhile, WABC decides.
+      var got = 0u;
+      if (me) {
+        let take = cand_free & (0u - cand_free);
+        got = take & atomicAnd(&masks[cand_alt], ~take);
+      }
+      got = cg_broadcast(got, leader);
+      if (got == 0u) { got = hv_wabc(cand_alt, 1u, leader).x; }
       if (got != 0u) {
         victim[depth] = cand;
         if (me) {
