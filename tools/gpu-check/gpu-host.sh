@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU-host session in one command (device time is scarce): check suites at scale,
-# optionally the insert-variant comparison (PERF=1), and the full benchmark. Expects .gpu-bundle/
+# optionally the insert-variant comparison (PERF=1) and Hive's per-pass profile (HIVE_PERF=1), and the full benchmark. Expects .gpu-bundle/
 # made by tools/gpu-check/pack-all.sh and writes everything under $OUT (at most 8 files).
 #   BENCH=0 skips the benchmark.
 #   CHECKS="kernels/:64 linear-probe/:256 hive/:64" bash tools/gpu-check/gpu-host.sh [bench-args...]
@@ -22,6 +22,8 @@ for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulka
 done
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 [ "${PERF:-0}" = 1 ] && "$B/node" "$B/perf-insert.mjs" 27 > "$OUT/perf-insert.log" 2>&1
+# Hive's per-pass profile (perf-hive.ts): HIVE_PERF=1.
+[ "${HIVE_PERF:-0}" = 1 ] && "$B/node" "$B/perf-hive.mjs" 27 > "$OUT/perf-hive.log" 2>&1
 if [ "${BENCH:-1}" = 1 ]; then
   "$B/node" "$B/gpuhash-bench.mjs" full --require-hardware --git-revision "$rev" \
     --json "$OUT/bench-full.json" --markdown "$OUT/bench-full.md" --svg "$OUT/svg" "$@" > "$OUT/bench.log" 2>&1
