@@ -22,52 +22,15 @@ export function rowBallotModule(subgroups: boolean): WgslModule {
 }
 
 /**
- * WCME over the writable table (`slots: array<atomic<u32>>`): every lane reads its slots, one
- * group ballot per step turns the comparisons into slot masks, and callers elect the first match.
+ * Slot updates over the writable table (`slots: array<atomic<u32>>`): the elected lane's CAS of a
+ * key word, and publishing a pair. Brings `hv_row_ballot` along for the kernels that scan buckets
+ * one at a time (cuckoo paths, splits).
  */
 export function wcmeModule(subgroups: boolean): WgslModule {
   return cooperativeVariant(
     'hive.wcme',
     subgroups,
     /* wgsl */ `
-/** x: slots of bucket b holding key; y: slots holding another live key. */
-fn hv_scan(b: u32, key: u32) -> vec2<u32> {
-  var r = vec2<u32>(0u, 0u);
-  for (var step = 0u; step < cg_steps(32u); step++) {
-    let slot = step * cg_size() + cg_lane();
-    var k = EMPTY;
-    if (slot < 32u) { k = atomicLoad(&slots[hv_key_word(b, slot)]); }
-    r.x |= hv_row_ballot(k == key, step);
-    r.y |= hv_row_ballot(k != key && k < TOMBSTONE, step);
-  }
-  return r;
-}
-
-/** The first slot of bucket b holding key, or NONE; stops at the first step that finds it. */
-fn hv_find_slot(b: u32, key: u32) -> u32 {
-  for (var step = 0u; step < cg_steps(32u); step++) {
-    let slot = step * cg_size() + cg_lane();
-    var k = EMPTY;
-    if (slot < 32u) { k = atomicLoad(&slots[hv_key_word(b, slot)]); }
-    let m = cg_ballot(slot < 32u && k == key);
-    if (!cg_mask_empty(m)) { return step * cg_size() + cg_first_lane(m); }
-  }
-  return NONE;
-}
-
-/** Over the slots of \`mask\` only: x: those holding key; y: those still claimed but unpublished (EMPTY). */
-fn hv_check(b: u32, key: u32, mask: u32) -> vec2<u32> {
-  var r = vec2<u32>(0u, 0u);
-  for (var step = 0u; step < cg_steps(32u); step++) {
-    let slot = step * cg_size() + cg_lane();
-    var k = TOMBSTONE;
-    if (slot < 32u && ((mask >> slot) & 1u) == 1u) { k = atomicLoad(&slots[hv_key_word(b, slot)]); }
-    r.x |= hv_row_ballot(k == key, step);
-    r.y |= hv_row_ballot(k == EMPTY, step);
-  }
-  return r;
-}
-
 /** Strong compare-exchange of the key word of global slot g. */
 fn hv_cas_key(g: u32, expected: u32, desired: u32) -> bool {
   loop {
@@ -82,11 +45,6 @@ fn hv_store_pair(g: u32, key: u32, value: u32) {
   atomicStore(&slots[hv_vw(g)], value);
   atomicStore(&slots[hv_kw(g)], key);
 }
-
-/** Copies the pair at global slot \`from\` to global slot \`to\` (value first). */
-fn hv_move(src: u32, dst: u32) {
-  hv_store_pair(dst, atomicLoad(&slots[hv_kw(src)]), atomicLoad(&slots[hv_vw(src)]));
-}
 `,
     [rowBallotModule(subgroups)],
   );
@@ -95,14 +53,11 @@ fn hv_move(src: u32, dst: u32) {
 /**
  * WCME for every lane's op at once (the "transposed" scan). Each lane of a group of S <= 32 lanes
  * owns one op; the group reads the S ops' buckets one after the other, each bucket's key line
- * cooperatively (lane L reads slots L, L + S, ...), but issues all 32 loads before the first
- * ballot, so a group keeps 32 lines in flight instead of one. The ballots then give each op's
- * owner its slot masks. `load` reads a key word through the kernel's binding.
- */
-/**
- * Key-line loads a group issues before it waits on the first (per lane, one word each): 16 for
- * finds, 8 in the op passes, whose larger kernels lost more occupancy to the extra registers than
- * they gained (H200, 2026-11-22).
+ * cooperatively (lane L reads slots L, L + S, ...), but issues `linesInFlight` loads before the
+ * first ballot, so a group keeps that many lines in flight instead of one. The ballots then give
+ * each op's owner its slot masks. `load` reads a key word through the kernel's binding.
+ * `linesInFlight`: 16 for finds, 8 in the op passes, whose larger kernels lost more to the extra
+ * registers than they gained (H200, 2026-11-22); 32 was slower for finds too.
  */
 function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean, linesInFlight: number): string {
   const ret = withOthers ? 'vec2<u32>' : 'u32';
