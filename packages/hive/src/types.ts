@@ -113,7 +113,10 @@ export interface HiveStats {
   lockedInserts: number;
   /** Victims moved by cuckoo eviction. */
   evictions: number;
-  /** Bucket locks taken, and attempts that found the lock taken (and retried later). */
+  /**
+   * Lock acquisitions by the locked pass (an op's two candidate buckets count once, each bucket of a
+   * cuckoo path once more), and attempts that found a lock taken (and retried later).
+   */
   lockAcquisitions: number;
   lockConflicts: number;
   /** Resize dispatches so far: split batches, merge batches; buckets split and merged. */
