@@ -19,6 +19,8 @@ export {
 export type { GpuInit, SubgroupInfo } from './gpu';
 export { Gpu } from './gpu';
 export type { Binding, DispatchOptions, Kernel } from './kernel';
+export type { OpCode } from './ops';
+export { Op } from './ops';
 export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';

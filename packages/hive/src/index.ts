@@ -1,5 +1,5 @@
-export type { OpCode } from './ops';
-export { Op } from './ops';
+export type { OpCode } from '@gpuhash/core';
+export { Op } from '@gpuhash/core';
 export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
 export type { SplitPointer } from './split-pointer';
 export {

@@ -1,5 +1,5 @@
-export type { OpCode } from './ops';
-export { Op } from './ops';
+export type { OpCode } from '@gpuhash/core';
+export { Op } from '@gpuhash/core';
 export { BUSY_KEY, EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
 export { LinearProbeTable } from './table';
 export type {

@@ -1,4 +1,4 @@
-import type { Gpu } from '@gpuhash/core';
+import { type Gpu, Op } from '@gpuhash/core';
 
 /**
  * What a table can do, as the workloads ask for it. A workload runs on a table only when the
@@ -6,8 +6,8 @@ import type { Gpu } from '@gpuhash/core';
  */
 export type Capability = 'insert' | 'find' | 'erase' | 'mixed' | 'host';
 
-/** Op codes of mixed batches as the bench writes them (an adapter translates if its table differs). */
-export const BenchOp = { insert: 0, find: 2, erase: 3 } as const;
+/** Op codes of mixed batches as the bench writes them: core's Op (an adapter translates if its table differs). */
+export const BenchOp = { insert: Op.insert, find: Op.find, erase: Op.erase } as const;
 
 /** Timestamp writes of one timed pass; undefined for untimed passes (warm-up, resets, rebuilds). */
 export type TimestampWrites = GPUComputePassTimestampWrites | undefined;

@@ -1,13 +1,14 @@
+import { Op } from '@gpuhash/core';
 import { bitHashModule, fmix32Module, wgslModule } from '@gpuhash/kernels';
 
 /** Invocations per workgroup of every Hive kernel: a multiple of every subgroup size (no partial subgroups). */
 export const WORKGROUP_SIZE = 256;
 
 /** Operation codes of mixed batches (`apply`); pass A's mode uses the first two for plain inserts. */
-export const OP_INSERT = 0;
-export const OP_INSERT_OR_ASSIGN = 1;
-export const OP_FIND = 2;
-export const OP_ERASE = 3;
+export const OP_INSERT = Op.insert;
+export const OP_INSERT_OR_ASSIGN = Op.insertOrAssign;
+export const OP_FIND = Op.find;
+export const OP_ERASE = Op.erase;
 
 /** Modes of the op passes (uniform `mode`): insert, insertOrAssign (= their op codes), apply, drain. */
 export const MODE_INSERT = 0;

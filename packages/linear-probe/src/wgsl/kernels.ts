@@ -1,4 +1,4 @@
-import type { Kernel } from '@gpuhash/core';
+import { type Kernel, Op } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import type { KeyLayout } from './layout';
 
@@ -6,10 +6,10 @@ import type { KeyLayout } from './layout';
 export const WORKGROUP_SIZE = 256;
 
 /** Operation codes of mixed batches (`apply`). */
-export const OP_INSERT = 0;
-export const OP_INSERT_OR_ASSIGN = 1;
-export const OP_FIND = 2;
-export const OP_ERASE = 3;
+export const OP_INSERT = Op.insert;
+export const OP_INSERT_OR_ASSIGN = Op.insertOrAssign;
+export const OP_FIND = Op.find;
+export const OP_ERASE = Op.erase;
 
 const entry = /* wgsl */ `@compute @workgroup_size(${WORKGROUP_SIZE})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>)`;
