@@ -1,6 +1,14 @@
 import { DestroyedError, type Gpu, InvalidArgumentError } from '@gpuhash/core';
 import { fmix32 } from '@gpuhash/kernels';
-import { type CheckContext, defineChecks, expectMatchesModel, expectSameArrays, type GpuCheck, TableModel } from '@gpuhash/testing';
+import {
+  type CheckContext,
+  defineChecks,
+  expectApplyMatchesModel,
+  expectMatchesModel,
+  expectSameArrays,
+  type GpuCheck,
+  TableModel,
+} from '@gpuhash/testing';
 import { type HiveOptions, HiveTable, Op, RESERVED_KEYS } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { pick, shuffle, universe } from './keys';
@@ -83,21 +91,7 @@ async function randomSequence({ gpu, rng, scale }: CheckContext, v: Variant, gro
       const ops = Uint8Array.from(distinct, () => rng.below(4));
       const values = rng.u32Array(distinct.length);
       const result = await table.apply({ ops, keys: distinct, values });
-      for (let i = 0; i < distinct.length; i++) {
-        const k = distinct[i] as number;
-        const had = model.map.has(k);
-        const op = ops[i] as number;
-        const status = result.status[i];
-        if (op === Op.find) {
-          expect(status === (had ? 1 : 0) && result.values[i] === (had ? model.map.get(k) : 0), `step ${step}: apply find ${i}`);
-        } else if (op === Op.erase) {
-          expect(status === (had ? 1 : 0), `step ${step}: apply erase ${i}: status ${status}`);
-          model.map.delete(k);
-        } else {
-          expect(status === (had ? 0 : 1), `step ${step}: apply insert ${i}: status ${status}, had ${had}`);
-          if (!had || op === Op.insertOrAssign) model.map.set(k, values[i] as number);
-        }
-      }
+      expectApplyMatchesModel(ops, distinct, values, result, model, `step ${step}: apply`);
       expect(result.failed.length === 0, `step ${step}: apply failed ${result.failed.length}`);
     }
     if (step % 5 === 4) await expectLayoutMatches(table, model, `step ${step} layout`);
@@ -339,21 +333,7 @@ export const tableChecks = defineChecks('hive/table', [
     const ops = Uint8Array.from(batchKeys, () => rng.below(4));
     const values = rng.u32Array(n);
     const result = await table.apply({ ops, keys: batchKeys, values });
-    for (let i = 0; i < n; i++) {
-      const k = batchKeys[i] as number;
-      const had = model.map.has(k);
-      const op = ops[i] as number;
-      if (op === Op.find) {
-        expect(result.status[i] === (had ? 1 : 0), `apply find ${i}: status ${result.status[i]}`);
-        if (had) expect(result.values[i] === model.map.get(k), `apply find ${i}: value ${result.values[i]}`);
-      } else if (op === Op.erase) {
-        expect(result.status[i] === (had ? 1 : 0), `apply erase ${i}: status ${result.status[i]}`);
-        model.map.delete(k);
-      } else {
-        expect(result.status[i] === (had ? 0 : 1), `apply insert ${i}: status ${result.status[i]}`);
-        if (!had || op === Op.insertOrAssign) model.map.set(k, values[i] as number);
-      }
-    }
+    expectApplyMatchesModel(ops, batchKeys, values, result, model, 'apply');
     await expectLayoutMatches(table, model, 'after apply');
     table.destroy();
   }),

@@ -5,6 +5,7 @@ import {
   type CheckContext,
   check,
   defineChecks,
+  expectApplyMatchesModel,
   expectMatchesModel,
   expectSameArrays,
   pick,
@@ -297,21 +298,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       const ops = Uint8Array.from(batchKeys, () => rng.below(4));
       const values = rng.u32Array(n);
       const result = await table.apply({ ops, keys: batchKeys, values });
-      for (let i = 0; i < n; i++) {
-        const k = batchKeys[i] as number;
-        const had = model.map.has(k);
-        const op = ops[i] as number;
-        if (op === Op.find) {
-          expect(result.status[i] === (had ? 1 : 0), `apply find ${i}: status ${result.status[i]}`);
-          if (had) expect(result.values[i] === model.map.get(k), `apply find ${i}: value ${result.values[i]}`);
-        } else if (op === Op.erase) {
-          expect(result.status[i] === (had ? 1 : 0), `apply erase ${i}: status ${result.status[i]}`);
-          model.map.delete(k);
-        } else {
-          expect(result.status[i] === (had ? 0 : 1), `apply insert ${i}: status ${result.status[i]}`);
-          if (!had || op === Op.insertOrAssign) model.map.set(k, values[i] as number);
-        }
-      }
+      expectApplyMatchesModel(ops, batchKeys, values, result, model, 'apply');
       await expectTableMatches(table, model, keys, 'after apply');
       // Conflicting ops on few keys: a find returns nothing or a value that was stored under its key.
       const hot = keys.subarray(0, 16);

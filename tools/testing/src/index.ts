@@ -7,4 +7,5 @@ export type { Rng } from './rng';
 export { createRng, defaultSeed } from './rng';
 export type { KernelRun } from './run-kernel';
 export { runKernelOnArrays } from './run-kernel';
-export { expectMatchesModel, TableModel } from './table-model';
+export type { AppliedBatch } from './table-model';
+export { expectApplyMatchesModel, expectMatchesModel, TableModel } from './table-model';

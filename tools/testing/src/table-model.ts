@@ -1,3 +1,5 @@
+import { Op } from '@gpuhash/core';
+
 /**
  * The CPU reference every dictionary table is tested against: a Map with the tables' batch semantics. Where the GPU may legally pick one
  * of several outcomes (duplicate keys in one batch), `insert` returns the allowed values and the
@@ -65,5 +67,47 @@ export function expectMatchesModel<K extends number | bigint>(
       );
     }
     model.map.set(k, v);
+  }
+}
+
+/** What a mixed batch (`apply`) returned on the host. */
+export interface AppliedBatch {
+  values: Uint32Array;
+  status: Uint8Array;
+}
+
+/**
+ * Checks a mixed batch over distinct keys, which has the sequential outcome, against the model
+ * and applies it there: a find returns the model's value (0 and status 0 when absent), an erase
+ * reports whether the key was present, an insert whether it was new (insertOrAssign also stores
+ * its value over an old one). Throws naming the first op that differs.
+ */
+export function expectApplyMatchesModel(
+  ops: ArrayLike<number>,
+  keys: ArrayLike<number>,
+  values: ArrayLike<number>,
+  result: AppliedBatch,
+  model: TableModel<number>,
+  what: string,
+): void {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as number;
+    const had = model.map.has(k);
+    const op = ops[i] as number;
+    const status = result.status[i];
+    const fail = (m: string) => {
+      throw new Error(`${what}: op ${i} (code ${op}, key 0x${k.toString(16)}): ${m}`);
+    };
+    if (op === Op.find) {
+      if (status !== (had ? 1 : 0)) fail(`find status ${status}, the model ${had ? 'has' : 'lacks'} the key`);
+      const want = had ? (model.map.get(k) as number) : 0;
+      if (result.values[i] !== want) fail(`find value ${result.values[i]}, expected ${want}`);
+    } else if (op === Op.erase) {
+      if (status !== (had ? 1 : 0)) fail(`erase status ${status}, the model ${had ? 'has' : 'lacks'} the key`);
+      model.map.delete(k);
+    } else {
+      if (status !== (had ? 0 : 1)) fail(`insert status ${status}, the model ${had ? 'has' : 'lacks'} the key`);
+      if (!had || op === Op.insertOrAssign) model.map.set(k, values[i] as number);
+    }
   }
 }
