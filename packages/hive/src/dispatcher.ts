@@ -121,7 +121,7 @@ export class Dispatcher {
     const end = start + count;
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
-      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta];
+      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
       this.dispatch(
         encoder,
         findKernel(this.subgroups),

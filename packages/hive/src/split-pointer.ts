@@ -11,6 +11,17 @@ export function keyWord(g: number): number {
   return g + (g & ~31);
 }
 
+/** Slots per sector: a 32-byte quarter of a bucket's key line. */
+export const SECTOR_SLOTS = 8;
+
+/**
+ * A key's home sector (0..3): the quarter of its bucket's key line it is placed in when that has
+ * room, so most finds read 32 bytes. The CPU twin of WGSL's `hv_home`.
+ */
+export function homeSector(key: number): number {
+  return fmix32(key) >>> 30;
+}
+
 /**
  * Linear hashing state (Hive IV-C): the round started with `n0` buckets (a power of two) and the
  * first `split` of them have been split since, each into itself and its partner `s + n0`. The table

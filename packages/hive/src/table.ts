@@ -489,7 +489,7 @@ export class HiveTable {
       encoder,
       findKernel(this.subgroups),
       n,
-      [s.slots, keys, keys, outValues, outFound, s.counters, s.meta],
+      [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
       { n },
       { timestampWrites },
     );

@@ -1,5 +1,15 @@
 import type { TableModel } from '@gpuhash/testing';
-import { BUCKET_SLOTS, candidateBuckets, EMPTY_KEY, type HiveTable, keyWord, splitPointerFor, stashLineOf } from '../src';
+import {
+  BUCKET_SLOTS,
+  candidateBuckets,
+  EMPTY_KEY,
+  type HiveTable,
+  homeSector,
+  keyWord,
+  SECTOR_SLOTS,
+  splitPointerFor,
+  stashLineOf,
+} from '../src';
 
 export interface Layout {
   /** Live pairs as the buffers hold them. */
@@ -8,13 +18,16 @@ export interface Layout {
   stashed: Set<number>;
   /** Live keys per table bucket. */
   bucketLoad: number[];
+  /** Live keys in their home sector of their first bucket (where finds read 32 bytes). */
+  atHome: number;
 }
 
 /**
  * Reads the table's buffers and checks, on the CPU, everything the protocol promises between
  * batches: a claimed slot holds a live key, a free slot is EMPTY; each key lies in one of its two
  * candidate buckets under the current split pointer (or in its stash line); buckets past the table
- * are empty; no key is stored twice; no lock is held.
+ * are empty; no key is stored twice; no lock is held; a key away from its first bucket, or from its
+ * home sector there, has flagged it (overflow and sector bits).
  */
 export async function checkLayout(table: HiveTable, what: string): Promise<Layout> {
   const snap = await table.debugSnapshot();
@@ -22,6 +35,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
   const pairs = new Map<number, number>();
   const stashed = new Set<number>();
   const bucketLoad: number[] = [];
+  let atHome = 0;
   const fail = (m: string) => {
     throw new Error(`${what}: ${m}`);
   };
@@ -44,8 +58,14 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       pairs.set(key, snap.slots[keyWord(g) + 32] as number);
       // A key stored away from its first bucket must have flagged it (lookups skip unflagged ones).
       const first = candidateBuckets(key, p)[0];
-      if (b !== first && ((snap.meta[snap.nalloc + snap.stashLines + first] as number) & 2) === 0)
+      const firstLock = snap.meta[snap.nalloc + snap.stashLines + first] as number;
+      if (b !== first && (firstLock & 2) === 0)
         fail(`key 0x${key.toString(16)} is in bucket ${b} but its first bucket ${first} has no overflow bit`);
+      // Likewise away from its home sector: finds that miss it there skip the rest of the bucket.
+      const home = homeSector(key);
+      if (b === first && Math.floor(s / SECTOR_SLOTS) === home) atHome++;
+      else if (((firstLock >>> (2 + home)) & 1) === 0)
+        fail(`key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from sector ${home} of bucket ${first}, which has no sector bit`);
       if (stash) {
         stashed.add(key);
         const line = stashLineOf(key, snap.stashLines);
@@ -58,7 +78,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
     if (!stash && b < snap.buckets) bucketLoad.push(load);
     if (!stash && ((snap.meta[snap.nalloc + snap.stashLines + b] as number) & 1) !== 0) fail(`bucket ${b}'s lock is held between batches`);
   }
-  return { pairs, stashed, bucketLoad };
+  return { pairs, stashed, bucketLoad, atHome };
 }
 
 /** checkLayout, plus: the stored pairs are exactly the model's. */

@@ -145,7 +145,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     if (e == 0u) { continue; }
     var got = 0u;
     if (me) {
-      let take = e & (0u - e);
+      let take = hv_pick_slots(e, 1u, hv_home(k));
       got = take & atomicAnd(&masks[c], ~take);
     }
     got = cg_broadcast(got, leader);

@@ -27,7 +27,7 @@ fn hv_settle(g: u32, key: u32, value: u32) {
 }
 fn hv_store_locked(g: u32, key: u32, value: u32) {
   hv_store_pair(g, key, value);
-  hv_placed(key, g / 32u);
+  hv_placed(key, g);
   hv_settle(g, key, value);
 }
 fn hv_move_locked(src: u32, dst: u32) {

@@ -47,7 +47,8 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
  *    buckets of the ops not found, then their stash lines while the stash holds keys. An erase
  *    retires its match (key -> TOMBSTONE, freed after the batch); an insert that finds its key is
  *    done (insertOrAssign stores the value).
- * 2. Claim (WABC): lanes wanting slots in one bucket share one atomicAnd on its free mask, whose
+ * 2. Claim (WABC): lanes wanting slots in one bucket, with one home sector, share one atomicAnd
+ *    on its free mask, which takes slots of that sector first (so finds read 32 bytes); its
  *    bits are first guessed from the scan (slots whose key word was EMPTY) and then taken from what
  *    the atomic returned; each lane stores its value at once. A bucket known full sends the op to
  *    its second bucket with no atomic; both full defers it to the locked pass B.
@@ -117,6 +118,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
+    let home = hv_home(key);
 
     // 1. Scan: WCME over the first buckets; then the second buckets of the ops whose first bucket
     // has overflowed (otherwise the key can only be in the first) or is full (the claim goes
@@ -187,7 +189,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let claiming = st == S_CLAIM && guess != 0u;
       var left = cg_ballot32(claiming);
       if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
-      // Lanes with the same bucket form one claim, led by the first of them.
+      // Lanes with the same bucket and home sector form one claim, led by the first of them.
       var leader = cg_lane();
       var rank = 0u;
       var wanted = 0u;
@@ -195,8 +197,10 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         if (left == 0u) { break; }
         let l = firstTrailingBit(left);
         let c = cg_broadcast(goal, l);
-        let same = cg_ballot32(claiming && goal == c);
-        if (claiming && goal == c) {
+        let hc = cg_broadcast(home, l);
+        let joins = claiming && goal == c && home == hc;
+        let same = cg_ballot32(joins);
+        if (joins) {
           leader = l;
           rank = countOneBits(same & hv_low_mask(cg_lane()));
           wanted = countOneBits(same);
@@ -206,7 +210,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       var take = 0u;
       var old = 0u;
       if (claiming && rank == 0u) {
-        take = hv_lowest_bits(guess, wanted);
+        take = hv_pick_slots(guess, wanted, home);
         old = atomicAnd(&masks[goal], ~take);
       }
       take = cg_broadcast(take, leader);
@@ -225,8 +229,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           } else {
             check1 = ~r1.y;
             check2 = before & ~r2.y;
-            hv_placed(key, goal);
           }
+          hv_placed(key, mine);
           st = S_CHECK;
         }
       }

@@ -2,26 +2,49 @@ import { wgslModule } from '@gpuhash/kernels';
 import { commonModule } from './common';
 
 /**
- * The overflow bit of a table bucket (bit 1 of its lock word; bit 0 is the lock): set once any key
- * whose first bucket it is has been stored somewhere else, in its second bucket or the stash. A
- * key whose first bucket has the bit clear can only be in that first bucket, so inserts, finds and
- * erases skip the second bucket and the stash line then: at load 0.5 almost every op reads one
- * key line instead of two. The bit is conservative: set at every such store, kept until clear(),
- * inherited by a split bucket's new partner and by a merge's base bucket (the keys it answers for
- * change bucket with them). Needs \`params\` and \`masks: array<atomic<u32>>\`.
+ * Where a bucket's keys may be, in its lock word (bit 0 is the lock):
+ * - the overflow bit (bit 1): set once any key whose first bucket this is has been stored
+ *   somewhere else, in its second bucket or the stash. A key whose first bucket has the bit clear
+ *   can only be in that first bucket, so inserts, finds and erases skip the second bucket and the
+ *   stash line then: at load 0.5 almost every op reads one key line instead of two.
+ * - the sector bits (bit 2 + h, h = 0..3): set once any key whose first bucket this is and whose
+ *   home sector is h (\`hv_home\`) has been stored anywhere but sector h of this bucket. A find
+ *   whose key is not in its home sector, and whose sector bit is clear, is a miss after reading
+ *   32 bytes.
+ * The bits are conservative: set at every such store (whoever stores sets them, before the batch
+ * ends, and finds run in their own dispatch), kept until clear(), inherited by a split bucket's
+ * new partner and by a merge's base bucket (the keys they answer for change bucket with them).
+ * Needs \`params\` and \`masks: array<atomic<u32>>\`.
  */
 export const overflowModule = wgslModule(
   'hive.overflow',
   /* wgsl */ `
 const LOCK_BIT: u32 = 1u;
 const OVERFLOW_BIT: u32 = 2u;
+/** Every placement bit: the overflow bit and the four sector bits. */
+const PLACEMENT_BITS: u32 = 0x3eu;
+
+/** The sector bit of home sector h. */
+fn hv_sector_bit(h: u32) -> u32 { return 4u << h; }
 
 fn hv_overflowed(b: u32) -> bool { return (atomicLoad(&masks[params.lock_base + b]) & OVERFLOW_BIT) != 0u; }
 
-/** Records that key now lives in \`bucket\` (a table bucket or a stash line): flags its first bucket when that is not it. */
-fn hv_placed(key: u32, bucket: u32) {
+/**
+ * The placement bits that storing key in global slot g (a table bucket's or a stash line's) sets
+ * on the key's first bucket b1: none when g is in b1's home sector for the key.
+ */
+fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
+  let h = hv_home(key);
+  if (g / 32u != b1) { return OVERFLOW_BIT | hv_sector_bit(h); }
+  if ((g % 32u) / 8u != h) { return hv_sector_bit(h); }
+  return 0u;
+}
+
+/** Records that key now lives in global slot g: flags its first bucket when g is not its home. */
+fn hv_placed(key: u32, g: u32) {
   let b1 = hv_b1(key);
-  if (b1 != bucket) { atomicOr(&masks[params.lock_base + b1], OVERFLOW_BIT); }
+  let bits = hv_placement_bits(key, b1, g);
+  if (bits != 0u) { atomicOr(&masks[params.lock_base + b1], bits); }
 }
 `,
   [commonModule],

@@ -21,7 +21,7 @@ fn hv_move_out(src: u32, dst: u32) {
  * Expansion (split phase): a batch of K source buckets s = aux0 .. aux0+n-1, each with its fresh
  * partner t = s + n0, one group per pair. params.split is the split pointer after the batch, so
  * hv_b1/hv_b2 give each key's new candidates: a key stays when s is still one of them, else it
- * moves to t (its hash's next bit picks t; t is empty, so the movers take its first slots by rank).
+ * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their home sectors).
  * Bindings: params, slots, masks.
  */
 export function splitKernel(subgroups: boolean): Kernel {
@@ -43,32 +43,50 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let s = params.aux0 + cg_broadcast(j, leader);
       let t = s + params.n0;
       var movers = 0u;
-      // Keys that stay in s although their first bucket is now t: t must carry the overflow bit.
-      var strays = 0u;
+      // Movers by home sector: t is empty, so each takes a slot of its home sector while that has room.
+      var by_home = vec4<u32>(0u);
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         var go = false;
-        var stray = false;
+        var h = 0u;
         if (slot < 32u) {
           let k = atomicLoad(&slots[hv_key_word(s, slot)]);
           go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
-          stray = k < TOMBSTONE && !go && hv_b1(k) == t;
+          h = hv_home(k);
+          // A key that stays in s although its first bucket is now t: t answers for it.
+          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_sector_bit(h)); }
         }
         movers |= hv_row_ballot(go, step);
-        strays |= hv_row_ballot(stray, step);
+        by_home.x |= hv_row_ballot(go && h == 0u, step);
+        by_home.y |= hv_row_ballot(go && h == 1u, step);
+        by_home.z |= hv_row_ballot(go && h == 2u, step);
+        by_home.w |= hv_row_ballot(go && h == 3u, step);
       }
+      // The first 8 movers of each home take that sector's slots; the rest take the lowest slots left.
+      let home_used = hv_sector_fill(by_home.x, 0u) | hv_sector_fill(by_home.y, 1u) | hv_sector_fill(by_home.z, 2u) | hv_sector_fill(by_home.w, 3u);
+      let crowded = movers & ~(hv_lowest_bits(by_home.x, 8u) | hv_lowest_bits(by_home.y, 8u) | hv_lowest_bits(by_home.z, 8u) | hv_lowest_bits(by_home.w, 8u));
+      let spare = ~home_used;
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((movers >> slot) & 1u) == 1u) {
-          hv_move_out(s * 32u + slot, t * 32u + countOneBits(movers & hv_low_mask(slot)));
+          var dst = 0u;
+          if (((crowded >> slot) & 1u) == 1u) {
+            dst = hv_nth_bit(spare, countOneBits(crowded & hv_low_mask(slot)));
+            let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
+            atomicOr(&masks[params.lock_base + t], hv_sector_bit(h));
+          } else {
+            let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
+            let mine = select(select(select(by_home.w, by_home.z, h == 2u), by_home.y, h == 1u), by_home.x, h == 0u);
+            dst = 8u * h + countOneBits(mine & hv_low_mask(slot));
+          }
+          hv_move_out(s * 32u + slot, t * 32u + dst);
         }
       }
       if (cg_lane() == leader) {
         // t answers for the keys of s's that are now its own first-bucket keys, wherever they are.
-        let inherited = atomicLoad(&masks[params.lock_base + s]) & OVERFLOW_BIT;
-        atomicOr(&masks[params.lock_base + t], inherited | select(0u, OVERFLOW_BIT, strays != 0u));
+        atomicOr(&masks[params.lock_base + t], atomicLoad(&masks[params.lock_base + s]) & PLACEMENT_BITS);
         atomicOr(&masks[s], movers);
-        atomicStore(&masks[t], ~hv_low_mask(countOneBits(movers)));
+        atomicStore(&masks[t], ~(home_used | hv_lowest_bits(spare, countOneBits(crowded))));
       }
     }
   }
@@ -137,12 +155,16 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((used >> slot) & 1u) == 1u) {
-          hv_move_out(t * 32u + slot, s * 32u + hv_nth_bit(free, countOneBits(used & hv_low_mask(slot))));
+          let dst = hv_nth_bit(free, countOneBits(used & hv_low_mask(slot)));
+          // s may be the key's first bucket now: flag its home sector when dst is not in it.
+          let h = hv_home(atomicLoad(&slots[hv_key_word(t, slot)]));
+          if (dst / 8u != h) { atomicOr(&masks[params.lock_base + s], hv_sector_bit(h)); }
+          hv_move_out(t * 32u + slot, s * 32u + dst);
         }
       }
       if (cg_lane() == leader) {
         // Keys whose first bucket was t now have s.
-        atomicOr(&masks[params.lock_base + s], atomicLoad(&masks[params.lock_base + t]) & OVERFLOW_BIT);
+        atomicOr(&masks[params.lock_base + s], atomicLoad(&masks[params.lock_base + t]) & PLACEMENT_BITS);
         atomicStore(&masks[params.lock_base + t], 0u);
         atomicStore(&masks[s], free & ~hv_lowest_bits(free, countOneBits(used)));
         atomicStore(&masks[t], 0xffffffffu);
