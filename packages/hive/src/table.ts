@@ -487,7 +487,7 @@ export class HiveTable {
     const s = this.storage;
     this.d.dispatch(
       encoder,
-      findKernel(this.subgroups),
+      findKernel(this.subgroups, this.d.findProbe),
       n,
       [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
       { n },

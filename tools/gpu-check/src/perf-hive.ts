@@ -16,7 +16,8 @@ console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
 const table = await HiveTable.create(gpu, { capacity, growth: false });
 table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
-const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined } }).d;
+const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; findProbe: 'lanes' | 'wcme' } })
+  .d;
 
 const reserved = (k: number) => k >= 0xfffffffe;
 function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
@@ -60,14 +61,25 @@ const k1 = gpu.upload(all.subarray(0, half));
 const k2 = gpu.upload(all.subarray(half));
 await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
 // The same keys again: every insert finds its key in the scan, so this is pass A without claims.
-await profiled('insert the same keys again (all present)', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
-await profiled('insert 0.5 to 0.95', (enc) => table.encodeInsert(enc, k2.buffer, k2.buffer, full - half));
 const f = gpu.createArray('u32', full);
 const g = gpu.createArray('u32', full);
+/** Finds of n keys with each way of probing past the home sector. */
+async function findBoth(label: string, keys: GPUBuffer, n: number): Promise<void> {
+  for (const probe of ['lanes', 'wcme'] as const) {
+    d.findProbe = probe;
+    await profiled(`${label} (${probe})`, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
+  }
+  d.findProbe = 'lanes';
+}
+const missesHalf = gpu.upload(keysFrom(0, half, false));
+await findBoth('find hits at 0.5', k1.buffer, half);
+await findBoth('find misses at 0.5', missesHalf.buffer, half);
+await profiled('insert the same keys again (all present)', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
+await profiled('insert 0.5 to 0.95', (enc) => table.encodeInsert(enc, k2.buffer, k2.buffer, full - half));
 const ka = gpu.upload(all);
-await profiled('find all (hits) at 0.95', (enc) => table.encodeFind(enc, ka.buffer, full, f.buffer, g.buffer));
+await findBoth('find all (hits) at 0.95', ka.buffer, full);
 const miss = gpu.upload(keysFrom(0, full, false));
-await profiled('find misses at 0.95', (enc) => table.encodeFind(enc, miss.buffer, full, f.buffer, g.buffer));
+await findBoth('find misses at 0.95', miss.buffer, full);
 
 // Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys.
 const m = 1 << 22;

@@ -1,15 +1,23 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { commonModule } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { lookupLanesModule } from './wcme';
 
 /**
+ * How a find looks past its key's home sector. 'lanes': each lane reads the rest of its bucket
+ * (and its second bucket and stash line when flagged) itself, 16 bytes per load. 'wcme': the
+ * lanes that need it share the transposed WCME scan of their group. Both read the same lines.
+ */
+export type FindProbe = 'lanes' | 'wcme';
+
+/**
  * Finds, read-only: every lane owns one key and first reads its home sector (32 bytes) and its
- * first bucket's lock word; the lanes whose key is not there and may be elsewhere (the sector bit)
- * are then looked up together with the transposed WCME (first buckets, second buckets when the
- * overflow bit says so, stash lines while the stash holds keys); each owner then reads its value,
- * one word per hit. Plain loads of read-only bindings, so nothing here is atomic and the cache
- * serves repeated lines.
+ * first bucket's lock word. A key found there, or absent with its sector bit clear, is answered
+ * after one round trip (most keys: home-sector claims come first). The others look through the
+ * rest of the first bucket, then (when the overflow bit says so) the second bucket and the stash
+ * line, as \`probe\` says; each owner then reads its value, one word per hit. Plain loads of
+ * read-only bindings, so nothing here is atomic and the cache serves repeated lines.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
@@ -17,8 +25,8 @@ import { lookupLanesModule } from './wcme';
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(subgroups: boolean): Kernel {
-  return cachedKernel('find', subgroups ? 'sg' : 'fb', () =>
+export function findKernel(subgroups: boolean, probe: FindProbe = 'lanes'): Kernel {
+  return cachedKernel('find', `${subgroups ? 'sg' : 'fb'}.${probe}`, () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -45,10 +53,32 @@ fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
   return s;
 }
 
+/** Key line of bucket b as 16-byte words: vec4 index of its sector j's first half. */
+fn hv_sector_v4(b: u32, j: u32) -> u32 { return b * 16u + 2u * j; }
+
+/** The slot (0..31) of key in bucket b's key line, NONE if absent: 8 loads, all in flight at once. */
+fn hv_probe_line(b: u32, key: u32) -> u32 {
+  let q = b * 16u;
+  let v0 = slots_v4[q]; let v1 = slots_v4[q + 1u]; let v2 = slots_v4[q + 2u]; let v3 = slots_v4[q + 3u];
+  let v4 = slots_v4[q + 4u]; let v5 = slots_v4[q + 5u]; let v6 = slots_v4[q + 6u]; let v7 = slots_v4[q + 7u];
+  return hv_match_line(v0, v1, v2, v3, v4, v5, v6, v7, key);
+}
+
+fn hv_match_line(v0: vec4<u32>, v1: vec4<u32>, v2: vec4<u32>, v3: vec4<u32>, v4: vec4<u32>, v5: vec4<u32>, v6: vec4<u32>, v7: vec4<u32>, key: u32) -> u32 {
+  var s = hv_match8(v6, v7, key);
+  if (s != NONE) { s += 24u; }
+  let c = hv_match8(v4, v5, key);
+  if (c != NONE) { s = 16u + c; }
+  let b = hv_match8(v2, v3, key);
+  if (b != NONE) { s = 8u + b; }
+  let a = hv_match8(v0, v1, key);
+  if (a != NONE) { s = a; }
+  return s;
+}
+
 var<workgroup> wg_stash: u32;
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
+${probe === 'wcme' ? `${entryPoint(cooperativeEntryParams({ subgroups }))} {\n  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);` : `${entryPoint()} {`}
   if (lid == 0u) { wg_stash = counters[C_STASH]; }
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
   let apply = params.mode == MODE_APPLY;
@@ -70,9 +100,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     var at = NONE;
     var slow = false;
     var spilled = false;
+    let h = hv_home(key);
     if (go) {
-      let h = hv_home(key);
-      let q = (b1 * 64u + 8u * h) / 4u;
+      let q = hv_sector_v4(b1, h);
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
       let word = masks_ro[params.lock_base + b1];
@@ -81,27 +111,10 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         at = b1 * 32u + 8u * h + s;
       } else {
         slow = (word & (4u << h)) != 0u;
-        spilled = (word & 2u) != 0u;
+        spilled = (word & 2u) != 0u && b2 != b1;
       }
     }
-    // The rest with the transposed WCME, for the lanes whose key may be elsewhere: the whole first
-    // bucket; then, when its overflow bit is set, second buckets and stash lines. Separate call
-    // sites of the unrolled scan: a loop over the phases was slower on an H200 (hits 9.3 against 11.1 G/s).
-    if (cg_ballot32(slow) != 0u) {
-      let m1 = hv_lookup_lanes(b1, key, slow);
-      if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
-    }
-    let go2 = slow && at == NONE && b2 != b1 && spilled;
-    if (cg_ballot32(go2) != 0u) {
-      let m2 = hv_lookup_lanes(b2, key, go2);
-      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
-    }
-    let go3 = slow && at == NONE && stash_live && spilled;
-    if (cg_ballot32(go3) != 0u) {
-      let line = hv_stash_bucket(key);
-      let ms = hv_lookup_lanes(line, key, go3);
-      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
-    }
+${probe === 'lanes' ? lanesSlowPath : wcmeSlowPath}
     var value = 0u;
     if (at != NONE) { value = slots_ro[hv_vw(at)]; }
     let found = select(0u, 1u, at != NONE);
@@ -117,7 +130,51 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   }
 }
 `,
-      { modules: [gridModule, lookupLanesModule(subgroups)] },
+      { modules: probe === 'wcme' ? [gridModule, lookupLanesModule(subgroups)] : [gridModule, commonModule] },
     ),
   );
 }
+
+/** Past the home sector, lane by lane: the other three sectors of b1 and, when flagged, b2's line, all loads in flight together; then the stash line. */
+const lanesSlowPath = /* wgsl */ `
+    if (slow) {
+      let a0 = slots_v4[hv_sector_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_sector_v4(b1, (h + 1u) & 3u) + 1u];
+      let c0 = slots_v4[hv_sector_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_sector_v4(b1, (h + 2u) & 3u) + 1u];
+      let d0 = slots_v4[hv_sector_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_sector_v4(b1, (h + 3u) & 3u) + 1u];
+      var in2 = NONE;
+      if (spilled) { in2 = hv_probe_line(b2, key); }
+      let sa = hv_match8(a0, a1, key);
+      let sc = hv_match8(c0, c1, key);
+      let sd = hv_match8(d0, d1, key);
+      if (sa != NONE) {
+        at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
+      } else if (sc != NONE) {
+        at = b1 * 32u + 8u * ((h + 2u) & 3u) + sc;
+      } else if (sd != NONE) {
+        at = b1 * 32u + 8u * ((h + 3u) & 3u) + sd;
+      } else if (in2 != NONE) {
+        at = b2 * 32u + in2;
+      } else if (stash_live && (masks_ro[params.lock_base + b1] & 2u) != 0u) {
+        let line = hv_stash_bucket(key);
+        let ins = hv_probe_line(line, key);
+        if (ins != NONE) { at = line * 32u + ins; }
+      }
+    }`;
+
+/** Past the home sector with the transposed WCME: the lanes that need it share their group's scans. */
+const wcmeSlowPath = /* wgsl */ `
+    if (cg_ballot32(slow) != 0u) {
+      let m1 = hv_lookup_lanes(b1, key, slow);
+      if (m1 != 0u) { at = b1 * 32u + firstTrailingBit(m1); }
+    }
+    let go2 = slow && at == NONE && spilled;
+    if (cg_ballot32(go2) != 0u) {
+      let m2 = hv_lookup_lanes(b2, key, go2);
+      if (m2 != 0u) { at = b2 * 32u + firstTrailingBit(m2); }
+    }
+    let go3 = slow && at == NONE && stash_live && (masks_ro[params.lock_base + b1] & 2u) != 0u;
+    if (cg_ballot32(go3) != 0u) {
+      let line = hv_stash_bucket(key);
+      let ms = hv_lookup_lanes(line, key, go3);
+      if (ms != 0u) { at = line * 32u + firstTrailingBit(ms); }
+    }`;
