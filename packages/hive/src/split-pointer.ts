@@ -11,15 +11,21 @@ export function keyWord(g: number): number {
   return g + (g & ~31);
 }
 
-/** Slots per sector: a 32-byte quarter of a bucket's key line. */
-export const SECTOR_SLOTS = 8;
+/**
+ * Slots of a key's home: half a bucket's key line, 64 bytes, which on HBM costs one DRAM burst,
+ * as much as the 32 bytes of a 4-byte gather (H200, 2026-11-22).
+ */
+export const HOME_SLOTS = 16;
+/** Homes per bucket. */
+export const HOMES = 32 / HOME_SLOTS;
 
 /**
- * A key's home sector (0..3): the quarter of its bucket's key line it is placed in when that has
- * room, so most finds read 32 bytes. The CPU twin of WGSL's `hv_home`.
+ * A key's home (0 .. HOMES-1): the part of a bucket's key line it is placed in when that has room,
+ * so most finds read one DRAM burst, not the whole line. The top bits of fmix32 (its low bits
+ * pick the stash line). The CPU twin of WGSL's `hv_home`.
  */
-export function homeSector(key: number): number {
-  return fmix32(key) >>> 30;
+export function homeOf(key: number): number {
+  return fmix32(key) >>> (32 - Math.log2(HOMES));
 }
 
 /**

@@ -4,9 +4,9 @@ import {
   candidateBuckets,
   EMPTY_KEY,
   type HiveTable,
-  homeSector,
+  HOME_SLOTS,
+  homeOf,
   keyWord,
-  SECTOR_SLOTS,
   splitPointerFor,
   stashLineOf,
 } from '../src';
@@ -18,7 +18,7 @@ export interface Layout {
   stashed: Set<number>;
   /** Live keys per table bucket. */
   bucketLoad: number[];
-  /** Live keys in their home sector of their first bucket (where finds read 32 bytes). */
+  /** Live keys in their home in their first bucket (where finds read one DRAM burst). */
   atHome: number;
 }
 
@@ -27,7 +27,7 @@ export interface Layout {
  * batches: a claimed slot holds a live key, a free slot is EMPTY; each key lies in one of its two
  * candidate buckets under the current split pointer (or in its stash line); buckets past the table
  * are empty; no key is stored twice; no lock is held; a key away from its first bucket, or from its
- * home sector there, has flagged it (overflow and sector bits).
+ * home there, has flagged it (overflow and home bits).
  */
 export async function checkLayout(table: HiveTable, what: string): Promise<Layout> {
   const snap = await table.debugSnapshot();
@@ -61,11 +61,11 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       const firstLock = snap.meta[snap.nalloc + snap.stashLines + first] as number;
       if (b !== first && (firstLock & 2) === 0)
         fail(`key 0x${key.toString(16)} is in bucket ${b} but its first bucket ${first} has no overflow bit`);
-      // Likewise away from its home sector: finds that miss it there skip the rest of the bucket.
-      const home = homeSector(key);
-      if (b === first && Math.floor(s / SECTOR_SLOTS) === home) atHome++;
+      // Likewise away from its home: finds that miss it there skip the rest of the bucket.
+      const home = homeOf(key);
+      if (b === first && Math.floor(s / HOME_SLOTS) === home) atHome++;
       else if (((firstLock >>> (2 + home)) & 1) === 0)
-        fail(`key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from sector ${home} of bucket ${first}, which has no sector bit`);
+        fail(`key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of bucket ${first}, which has no home bit`);
       if (stash) {
         stashed.add(key);
         const line = stashLineOf(key, snap.stashLines);

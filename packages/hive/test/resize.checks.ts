@@ -1,6 +1,6 @@
 import { LimitExceededError } from '@gpuhash/core';
 import { defineChecks, TableModel } from '@gpuhash/testing';
-import { HiveTable, homeSector, splitPointerFor } from '../src';
+import { HiveTable, HOME_SLOTS, homeOf, splitPointerFor } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { keysInBuckets, keysWhere, pick, universe } from './keys';
 import { createTable, expect, expectExport, perVariant } from './table.checks';
@@ -103,25 +103,25 @@ export const resizeChecks = defineChecks('hive/resize', [
     expect(layout.stashed.size === 0, 'stash not drained');
     table.destroy();
   }),
-  ...perVariant('a split whose movers crowd one home sector fills it, places the rest past it and flags it', async ({ gpu, rng }, v) => {
-    // One bucket; 20 keys of home sector 0 whose candidates are both bucket 1 once it is split off.
+  ...perVariant('a split whose movers crowd one home fills it, places the rest past it and flags it', async ({ gpu, rng }, v) => {
+    // One bucket; 24 keys of home 0 whose candidates are both bucket 1 once it is split off.
     const table = await createTable(gpu, v, { capacity: 32 });
     const batch = keysWhere(rng, splitPointerFor(2), 400, (b1, b2) => b1 === 1 && b2 === 1)
-      .filter((k) => homeSector(k) === 0)
-      .slice(0, 20);
-    expect(batch.length === 20, `found ${batch.length} keys of home sector 0`);
+      .filter((k) => homeOf(k) === 0)
+      .slice(0, 24);
+    expect(batch.length === 24, `found ${batch.length} keys of home 0`);
     const model = new TableModel();
     await table.insert(batch, batch);
     model.insert(batch, batch, false);
     const before = await expectLayoutMatches(table, model, 'one bucket');
-    expect(before.atHome === 8, `${before.atHome} keys in their home sector, expected its 8 slots`);
+    expect(before.atHome === HOME_SLOTS, `${before.atHome} keys at home, expected its ${HOME_SLOTS} slots`);
     await table.reserve(64);
     const after = await expectLayoutMatches(table, model, 'after the split');
-    expect(after.bucketLoad[1] === 20 && after.atHome === 8, `bucket 1 holds ${after.bucketLoad[1]}, ${after.atHome} at home`);
+    expect(after.bucketLoad[1] === 24 && after.atHome === HOME_SLOTS, `bucket 1 holds ${after.bucketLoad[1]}, ${after.atHome} at home`);
     const found = await table.find(batch);
     expect(
       batch.every((k, i) => found.found[i] === 1 && found.values[i] === k),
-      'a key placed past its home sector is not found',
+      'a key placed past its home is not found',
     );
     table.destroy();
   }),

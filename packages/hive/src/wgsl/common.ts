@@ -1,5 +1,6 @@
 import { Op } from '@gpuhash/core';
 import { bitHashModule, fmix32Module, wgslModule } from '@gpuhash/kernels';
+import { HOME_SLOTS, HOMES } from '../split-pointer';
 
 /** Invocations per workgroup of every Hive kernel: a multiple of every subgroup size (no partial subgroups). */
 export const WORKGROUP_SIZE = 256;
@@ -54,6 +55,8 @@ const EMPTY: u32 = 0xffffffffu;
 const TOMBSTONE: u32 = 0xfffffffeu;
 const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
+const HOME_SLOTS: u32 = ${HOME_SLOTS}u;
+const HOMES: u32 = ${HOMES}u;
 const CONTENDED_FLAG: u32 = 0x40000000u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;
@@ -98,13 +101,12 @@ fn hv_other(key: u32, c: u32) -> u32 {
 /** The stash line a key overflows into (a bucket index past the table). */
 fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) & (params.stash_lines - 1u)); }
 /**
- * A key's home sector: the 8-slot quarter of a bucket line (one 32-byte sector) where it is
- * placed when that has room, so a find reads 32 bytes, not 128, for most keys (the top two bits of
- * fmix32; the stash line takes its low bits). The CPU twin is \`homeSector\`.
+ * A key's home (\`HOME_SLOTS\` slots, part of its bucket's key line), where it is placed when that
+ * has room, so most finds read one DRAM burst. The CPU twin is \`homeOf\`.
  */
-fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> 30u; }
-/** The slots of sector h of a bucket, as free-mask bits. */
-fn hv_sector_slots(h: u32) -> u32 { return 0xffu << (8u * h); }
+fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(HOMES)}u; }
+/** The slots of home h of a bucket, as free-mask bits. */
+fn hv_home_slots(h: u32) -> u32 { return ${'0x' + ((2 ** HOME_SLOTS - 1) >>> 0).toString(16)}u << (HOME_SLOTS * h); }
 /** Word of slot s's key in bucket b: a bucket is its 32 keys (one 128-byte line), then their 32 values. */
 fn hv_key_word(b: u32, s: u32) -> u32 { return b * 64u + s; }
 /** Key and value words of global slot g = 32 b + s. */
@@ -122,13 +124,13 @@ fn hv_lowest_bits(m: u32, k: u32) -> u32 {
   }
   return r;
 }
-/** k of the free slots in m, those of home sector h first (then the lowest others). */
+/** k of the free slots in m, those of home h first (then the lowest others). */
 fn hv_pick_slots(m: u32, k: u32, h: u32) -> u32 {
-  let home = hv_lowest_bits(m & hv_sector_slots(h), k);
-  return home | hv_lowest_bits(m & ~hv_sector_slots(h), k - countOneBits(home));
+  let home = hv_lowest_bits(m & hv_home_slots(h), k);
+  return home | hv_lowest_bits(m & ~hv_home_slots(h), k - countOneBits(home));
 }
-/** The slots of sector h that its first min(movers, 8) movers take in an empty bucket. */
-fn hv_sector_fill(movers: u32, h: u32) -> u32 { return hv_low_mask(min(countOneBits(movers), 8u)) << (8u * h); }
+/** The slots of home h that its first min(movers, HOME_SLOTS) movers take in an empty bucket. */
+fn hv_home_fill(movers: u32, h: u32) -> u32 { return hv_low_mask(min(countOneBits(movers), HOME_SLOTS)) << (HOME_SLOTS * h); }
 /** Index of the r-th (from 0) set bit of m; NONE when m has r or fewer bits. */
 fn hv_nth_bit(m: u32, r: u32) -> u32 {
   var x = m;

@@ -164,25 +164,34 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     if (depth >= params.max_evict) { break; }
     let c = path[depth];
     var movable = 0u;
+    // Victims already away from their home first: moving them costs their finds nothing.
+    var away = 0u;
     var cand = NONE;
     var cand_alt = 0u;
     var cand_free = 0u;
+    var cand_home = 0u;
     for (var step = 0u; step < cg_steps(32u); step++) {
       let slot = step * cg_size() + cg_lane();
       var alt = NONE;
       var can = false;
       var alt_free = 0u;
+      var is_away = false;
+      var home = 0u;
       if (slot < 32u) {
         let kv = atomicLoad(&slots[hv_key_word(c, slot)]);
         if (kv < TOMBSTONE) {
           alt = hv_other(kv, c);
           can = alt != c && alt != c1 && alt != c2 && !hv_in_path(&path, depth, alt);
           if (can) { alt_free = atomicLoad(&masks[alt]); }
+          home = hv_home(kv);
+          is_away = hv_b1(kv) != c || slot / HOME_SLOTS != home;
         }
       }
       let roomy = alt_free != 0u;
       movable |= hv_row_ballot(can, step);
-      let rm = cg_ballot(roomy);
+      away |= hv_row_ballot(can && is_away, step);
+      var rm = cg_ballot(roomy && is_away);
+      if (cg_mask_empty(rm)) { rm = cg_ballot(roomy); }
       if (!cg_mask_empty(rm)) {
         // A pseudo-random roomy lane, so ops that collided once do not collide the same way again.
         let r = hash_fmix32(k ^ attempt) % cg_popcount(rm);
@@ -190,6 +199,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
         cand = step * cg_size() + pickw;
         cand_alt = cg_broadcast(alt, pickw);
         cand_free = cg_broadcast(alt_free, pickw);
+        cand_home = cg_broadcast(home, pickw);
         break;
       }
     }
@@ -201,7 +211,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       // Claim the slot the hint saw free with the atomic itself; if it went meanwhile, WABC decides.
       var got = 0u;
       if (me) {
-        let take = cand_free & (0u - cand_free);
+        let take = hv_pick_slots(cand_free, 1u, cand_home);
         got = take & atomicAnd(&masks[cand_alt], ~take);
       }
       got = cg_broadcast(got, leader);
@@ -225,7 +235,8 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       hv_unlock(cand_alt, leader);
     }
     if (movable == 0u) { break; }
-    let pick = hv_nth_bit(movable, hash_fmix32(k ^ (attempt * 0x9e3779b9u) ^ (depth << 24u)) % countOneBits(movable));
+    let pool = select(movable, away, away != 0u);
+    let pick = hv_nth_bit(pool, hash_fmix32(k ^ (attempt * 0x9e3779b9u) ^ (depth << 24u)) % countOneBits(pool));
     var next = 0u;
     if (me) { next = hv_other(atomicLoad(&slots[hv_key_word(c, pick)]), c); }
     next = cg_broadcast(next, leader);

@@ -1,8 +1,41 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { HOME_SLOTS, HOMES } from '../split-pointer';
 import { commonModule } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { lookupLanesModule } from './wcme';
+
+/** 16-byte words of a home. */
+const HOME_V4 = HOME_SLOTS / 4;
+
+/** \`let p0 = slots_v4[q]; let p1 = ...\`: count loads, written out so all are in flight at once. */
+function loads(p: string, q: string, count: number, indent = '      '): string {
+  return Array.from({ length: count }, (_, i) => `${indent}let ${p}${i} = slots_v4[${q} + ${i}u];`).join('\n');
+}
+function args(p: string, count: number): string {
+  return Array.from({ length: count }, (_, i) => `${p}${i}`).join(', ');
+}
+/** A WGSL function: the index of key among count 16-byte words of key slots, NONE if absent. */
+function matchFn(name: string, count: number): string {
+  const params = Array.from({ length: count }, (_, i) => `v${i}: vec4<u32>`).join(', ');
+  // From the last word to the first, so the lowest match wins (a key is stored once anyway).
+  const body = Array.from({ length: count }, (_, j) => count - 1 - j)
+    .map((i) => `  { let m = hv_match_v4(v${i}, key); if (m != NONE) { s = ${4 * i}u + m; } }`)
+    .join('\n');
+  return `fn ${name}(${params}, key: u32) -> u32 {\n  var s = NONE;\n${body}\n  return s;\n}`;
+}
+const matchCode = /* wgsl */ `
+/** The index (0..3) of key among 4 key words, NONE if absent. */
+fn hv_match_v4(v: vec4<u32>, key: u32) -> u32 {
+  var s = NONE;
+  if (v.w == key) { s = 3u; }
+  if (v.z == key) { s = 2u; }
+  if (v.y == key) { s = 1u; }
+  if (v.x == key) { s = 0u; }
+  return s;
+}
+${matchFn('hv_match_home', HOME_V4)}
+${matchFn('hv_match_line', 8)}`;
 
 /**
  * How a find looks past its key's home sector. 'lanes': each lane reads the rest of its bucket
@@ -39,41 +72,16 @@ export function findKernel(subgroups: boolean, probe: FindProbe = 'lanes'): Kern
 @group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
 @group(0) @binding(8) var<storage, read> slots_v4: array<vec4<u32>>;
 
-/** The index (0..7) of key among a sector's 8 key words, NONE if absent (a key is stored once). */
-fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
-  var s = NONE;
-  if (hi.w == key) { s = 7u; }
-  if (hi.z == key) { s = 6u; }
-  if (hi.y == key) { s = 5u; }
-  if (hi.x == key) { s = 4u; }
-  if (lo.w == key) { s = 3u; }
-  if (lo.z == key) { s = 2u; }
-  if (lo.y == key) { s = 1u; }
-  if (lo.x == key) { s = 0u; }
-  return s;
-}
+${matchCode}
 
-/** Key line of bucket b as 16-byte words: vec4 index of its sector j's first half. */
-fn hv_sector_v4(b: u32, j: u32) -> u32 { return b * 16u + 2u * j; }
+/** The first 16-byte word of home h of bucket b's key line. */
+fn hv_home_v4(b: u32, h: u32) -> u32 { return b * 16u + ${HOME_V4}u * h; }
 
 /** The slot (0..31) of key in bucket b's key line, NONE if absent: 8 loads, all in flight at once. */
 fn hv_probe_line(b: u32, key: u32) -> u32 {
   let q = b * 16u;
-  let v0 = slots_v4[q]; let v1 = slots_v4[q + 1u]; let v2 = slots_v4[q + 2u]; let v3 = slots_v4[q + 3u];
-  let v4 = slots_v4[q + 4u]; let v5 = slots_v4[q + 5u]; let v6 = slots_v4[q + 6u]; let v7 = slots_v4[q + 7u];
-  return hv_match_line(v0, v1, v2, v3, v4, v5, v6, v7, key);
-}
-
-fn hv_match_line(v0: vec4<u32>, v1: vec4<u32>, v2: vec4<u32>, v3: vec4<u32>, v4: vec4<u32>, v5: vec4<u32>, v6: vec4<u32>, v7: vec4<u32>, key: u32) -> u32 {
-  var s = hv_match8(v6, v7, key);
-  if (s != NONE) { s += 24u; }
-  let c = hv_match8(v4, v5, key);
-  if (c != NONE) { s = 16u + c; }
-  let b = hv_match8(v2, v3, key);
-  if (b != NONE) { s = 8u + b; }
-  let a = hv_match8(v0, v1, key);
-  if (a != NONE) { s = a; }
-  return s;
+${loads('v', 'q', 8)}
+  return hv_match_line(${args('v', 8)}, key);
 }
 
 var<workgroup> wg_stash: u32;
@@ -95,20 +103,19 @@ ${probe === 'wcme' ? `${entryPoint(cooperativeEntryParams({ subgroups }))} {\n  
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
-    // The home sector first: each lane reads the 32 bytes of its key's home sector in b1 and b1's
-    // lock word. Most keys live there, and a key absent from it whose sector bit is clear is a miss.
+    // The home first: each lane reads its key's home in b1 (one DRAM burst) and b1's lock word.
+    // Most keys live there, and a key absent from it whose home bit is clear is a miss.
     var at = NONE;
     var slow = false;
     var spilled = false;
     let h = hv_home(key);
     if (go) {
-      let q = hv_sector_v4(b1, h);
-      let lo = slots_v4[q];
-      let hi = slots_v4[q + 1u];
+      let q = hv_home_v4(b1, h);
+${loads('x', 'q', HOME_V4)}
       let word = masks_ro[params.lock_base + b1];
-      let s = hv_match8(lo, hi, key);
+      let s = hv_match_home(${args('x', HOME_V4)}, key);
       if (s != NONE) {
-        at = b1 * 32u + 8u * h + s;
+        at = b1 * 32u + HOME_SLOTS * h + s;
       } else {
         slow = (word & (4u << h)) != 0u;
         spilled = (word & 2u) != 0u && b2 != b1;
@@ -135,33 +142,35 @@ ${probe === 'lanes' ? lanesSlowPath : wcmeSlowPath}
   );
 }
 
-/** Past the home sector, lane by lane: the other three sectors of b1 and, when flagged, b2's line, all loads in flight together; then the stash line. */
+/**
+ * Past the home, lane by lane: the rest of b1 (the first place a key leaves its home for), then
+ * b2's line when the overflow bit is set, then the stash line. One after the other: reading b2
+ * with b1 cost more bandwidth than it saved latency.
+ */
 const lanesSlowPath = /* wgsl */ `
     if (slow) {
-      let a0 = slots_v4[hv_sector_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_sector_v4(b1, (h + 1u) & 3u) + 1u];
-      let c0 = slots_v4[hv_sector_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_sector_v4(b1, (h + 2u) & 3u) + 1u];
-      let d0 = slots_v4[hv_sector_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_sector_v4(b1, (h + 3u) & 3u) + 1u];
-      var in2 = NONE;
-      if (spilled) { in2 = hv_probe_line(b2, key); }
-      let sa = hv_match8(a0, a1, key);
-      let sc = hv_match8(c0, c1, key);
-      let sd = hv_match8(d0, d1, key);
-      if (sa != NONE) {
-        at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
-      } else if (sc != NONE) {
-        at = b1 * 32u + 8u * ((h + 2u) & 3u) + sc;
-      } else if (sd != NONE) {
-        at = b1 * 32u + 8u * ((h + 3u) & 3u) + sd;
-      } else if (in2 != NONE) {
-        at = b2 * 32u + in2;
-      } else if (stash_live && (masks_ro[params.lock_base + b1] & 2u) != 0u) {
+${Array.from(
+  { length: HOMES - 1 },
+  (_, k) => `      if (at == NONE) {
+        let o = (h + ${k + 1}u) % HOMES;
+        let q = hv_home_v4(b1, o);
+${loads('y', 'q', HOME_V4, '        ')}
+        let s = hv_match_home(${args('y', HOME_V4)}, key);
+        if (s != NONE) { at = b1 * 32u + HOME_SLOTS * o + s; }
+      }`,
+).join('\n')}
+      if (at == NONE && spilled) {
+        let s = hv_probe_line(b2, key);
+        if (s != NONE) { at = b2 * 32u + s; }
+      }
+      if (at == NONE && stash_live && (masks_ro[params.lock_base + b1] & 2u) != 0u) {
         let line = hv_stash_bucket(key);
-        let ins = hv_probe_line(line, key);
-        if (ins != NONE) { at = line * 32u + ins; }
+        let s = hv_probe_line(line, key);
+        if (s != NONE) { at = line * 32u + s; }
       }
     }`;
 
-/** Past the home sector with the transposed WCME: the lanes that need it share their group's scans. */
+/** Past the home with the transposed WCME: the lanes that need it share their group's scans. */
 const wcmeSlowPath = /* wgsl */ `
     if (cg_ballot32(slow) != 0u) {
       let m1 = hv_lookup_lanes(b1, key, slow);

@@ -47,8 +47,9 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
  *    buckets of the ops not found, then their stash lines while the stash holds keys. An erase
  *    retires its match (key -> TOMBSTONE, freed after the batch); an insert that finds its key is
  *    done (insertOrAssign stores the value).
- * 2. Claim (WABC): lanes wanting slots in one bucket, with one home sector, share one atomicAnd
- *    on its free mask, which takes slots of that sector first (so finds read 32 bytes); its
+ * 2. Claim (WABC): lanes wanting slots in one bucket, with one home (\`hv_home\`), share one
+ *    atomicAnd on its free mask, which takes slots of that home first (so most finds read one
+ *    DRAM burst); its
  *    bits are first guessed from the scan (slots whose key word was EMPTY) and then taken from what
  *    the atomic returned; each lane stores its value at once. A bucket known full sends the op to
  *    its second bucket with no atomic; both full defers it to the locked pass B.
@@ -189,7 +190,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let claiming = st == S_CLAIM && guess != 0u;
       var left = cg_ballot32(claiming);
       if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
-      // Lanes with the same bucket and home sector form one claim, led by the first of them.
+      // Lanes with the same bucket and home form one claim, led by the first of them.
       var leader = cg_lane();
       var rank = 0u;
       var wanted = 0u;

@@ -1,4 +1,5 @@
 import { wgslModule } from '@gpuhash/kernels';
+import { HOMES } from '../split-pointer';
 import { commonModule } from './common';
 
 /**
@@ -7,10 +8,9 @@ import { commonModule } from './common';
  *   somewhere else, in its second bucket or the stash. A key whose first bucket has the bit clear
  *   can only be in that first bucket, so inserts, finds and erases skip the second bucket and the
  *   stash line then: at load 0.5 almost every op reads one key line instead of two.
- * - the sector bits (bit 2 + h, h = 0..3): set once any key whose first bucket this is and whose
- *   home sector is h (\`hv_home\`) has been stored anywhere but sector h of this bucket. A find
- *   whose key is not in its home sector, and whose sector bit is clear, is a miss after reading
- *   32 bytes.
+ * - the home bits (bit 2 + h, h < HOMES): set once any key whose first bucket this is and whose
+ *   home is h (\`hv_home\`) has been stored anywhere but home h of this bucket. A find whose key
+ *   is not in its home, and whose home bit is clear, is a miss after reading one DRAM burst.
  * The bits are conservative: set at every such store (whoever stores sets them, before the batch
  * ends, and finds run in their own dispatch), kept until clear(), inherited by a split bucket's
  * new partner and by a merge's base bucket (the keys they answer for change bucket with them).
@@ -21,22 +21,22 @@ export const overflowModule = wgslModule(
   /* wgsl */ `
 const LOCK_BIT: u32 = 1u;
 const OVERFLOW_BIT: u32 = 2u;
-/** Every placement bit: the overflow bit and the four sector bits. */
-const PLACEMENT_BITS: u32 = 0x3eu;
+/** Every placement bit: the overflow bit and the home bits. */
+const PLACEMENT_BITS: u32 = ${'0x' + (2 | (((1 << HOMES) - 1) << 2)).toString(16)}u;
 
-/** The sector bit of home sector h. */
-fn hv_sector_bit(h: u32) -> u32 { return 4u << h; }
+/** The home bit of home h. */
+fn hv_home_bit(h: u32) -> u32 { return 4u << h; }
 
 fn hv_overflowed(b: u32) -> bool { return (atomicLoad(&masks[params.lock_base + b]) & OVERFLOW_BIT) != 0u; }
 
 /**
  * The placement bits that storing key in global slot g (a table bucket's or a stash line's) sets
- * on the key's first bucket b1: none when g is in b1's home sector for the key.
+ * on the key's first bucket b1: none when g is in the key's home in b1.
  */
 fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
   let h = hv_home(key);
-  if (g / 32u != b1) { return OVERFLOW_BIT | hv_sector_bit(h); }
-  if ((g % 32u) / 8u != h) { return hv_sector_bit(h); }
+  if (g / 32u != b1) { return OVERFLOW_BIT | hv_home_bit(h); }
+  if ((g % 32u) / HOME_SLOTS != h) { return hv_home_bit(h); }
   return 0u;
 }
 

@@ -1,5 +1,6 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { HOMES } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
@@ -9,6 +10,14 @@ const tableBindings = /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;`;
+
+const homeLanes = ['x', 'y', 'z', 'w'].slice(0, HOMES);
+/** Per home h: the movers whose home is h (row ballots into by_home's component h). */
+const homeBallots = homeLanes.map((c, h) => `        by_home.${c} |= hv_row_ballot(go && h == ${h}u, step);`).join('\n');
+const homeFills = homeLanes.map((c, h) => `hv_home_fill(by_home.${c}, ${h}u)`).join(' | ');
+const homeFirsts = homeLanes.map((c) => `hv_lowest_bits(by_home.${c}, HOME_SLOTS)`).join(' | ');
+/** by_home's component h, without indexing a vector at run time (that spills on NVIDIA). */
+const homeSelect = homeLanes.slice(1).reduce((acc, c, i) => `select(${acc}, by_home.${c}, h == ${i + 1}u)`, 'by_home.x');
 
 const moveCode = /* wgsl */ `
 fn hv_move_out(src: u32, dst: u32) {
@@ -21,7 +30,7 @@ fn hv_move_out(src: u32, dst: u32) {
  * Expansion (split phase): a batch of K source buckets s = aux0 .. aux0+n-1, each with its fresh
  * partner t = s + n0, one group per pair. params.split is the split pointer after the batch, so
  * hv_b1/hv_b2 give each key's new candidates: a key stays when s is still one of them, else it
- * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their home sectors).
+ * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their homes).
  * Bindings: params, slots, masks.
  */
 export function splitKernel(subgroups: boolean): Kernel {
@@ -43,8 +52,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let s = params.aux0 + cg_broadcast(j, leader);
       let t = s + params.n0;
       var movers = 0u;
-      // Movers by home sector: t is empty, so each takes a slot of its home sector while that has room.
-      var by_home = vec4<u32>(0u);
+      // Movers by home: t is empty, so each takes a slot of its home while that has room.
+      var by_home = vec${Math.max(2, HOMES)}<u32>(0u);
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         var go = false;
@@ -54,30 +63,25 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
           h = hv_home(k);
           // A key that stays in s although its first bucket is now t: t answers for it.
-          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_sector_bit(h)); }
+          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_home_bit(h)); }
         }
         movers |= hv_row_ballot(go, step);
-        by_home.x |= hv_row_ballot(go && h == 0u, step);
-        by_home.y |= hv_row_ballot(go && h == 1u, step);
-        by_home.z |= hv_row_ballot(go && h == 2u, step);
-        by_home.w |= hv_row_ballot(go && h == 3u, step);
+${homeBallots}
       }
-      // The first 8 movers of each home take that sector's slots; the rest take the lowest slots left.
-      let home_used = hv_sector_fill(by_home.x, 0u) | hv_sector_fill(by_home.y, 1u) | hv_sector_fill(by_home.z, 2u) | hv_sector_fill(by_home.w, 3u);
-      let crowded = movers & ~(hv_lowest_bits(by_home.x, 8u) | hv_lowest_bits(by_home.y, 8u) | hv_lowest_bits(by_home.z, 8u) | hv_lowest_bits(by_home.w, 8u));
+      // The first HOME_SLOTS movers of each home take its slots; the rest take the lowest slots left.
+      let home_used = ${homeFills};
+      let crowded = movers & ~(${homeFirsts});
       let spare = ~home_used;
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((movers >> slot) & 1u) == 1u) {
+          let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
           var dst = 0u;
           if (((crowded >> slot) & 1u) == 1u) {
             dst = hv_nth_bit(spare, countOneBits(crowded & hv_low_mask(slot)));
-            let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
-            atomicOr(&masks[params.lock_base + t], hv_sector_bit(h));
+            atomicOr(&masks[params.lock_base + t], hv_home_bit(h));
           } else {
-            let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
-            let mine = select(select(select(by_home.w, by_home.z, h == 2u), by_home.y, h == 1u), by_home.x, h == 0u);
-            dst = 8u * h + countOneBits(mine & hv_low_mask(slot));
+            dst = HOME_SLOTS * h + countOneBits(${homeSelect} & hv_low_mask(slot));
           }
           hv_move_out(s * 32u + slot, t * 32u + dst);
         }
@@ -156,9 +160,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((used >> slot) & 1u) == 1u) {
           let dst = hv_nth_bit(free, countOneBits(used & hv_low_mask(slot)));
-          // s may be the key's first bucket now: flag its home sector when dst is not in it.
+          // s may be the key's first bucket now: flag the key's home when dst is not in it.
           let h = hv_home(atomicLoad(&slots[hv_key_word(t, slot)]));
-          if (dst / 8u != h) { atomicOr(&masks[params.lock_base + s], hv_sector_bit(h)); }
+          if (dst / HOME_SLOTS != h) { atomicOr(&masks[params.lock_base + s], hv_home_bit(h)); }
           hv_move_out(t * 32u + slot, s * 32u + dst);
         }
       }
