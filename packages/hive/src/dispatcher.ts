@@ -2,7 +2,7 @@ import type { Gpu, Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { HiveStorage } from './storage';
 import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
-import { type FindProbe, findKernel } from './wgsl/find';
+import { findInvocations, findKernel } from './wgsl/find';
 import { lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
@@ -52,8 +52,6 @@ export class Dispatcher {
    * its own, named by kernel. Unset in normal use.
    */
   profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
-  /** How finds look past the home sector (perf-hive compares the two; 'lanes' measured faster). */
-  findProbe: FindProbe = 'lanes';
 
   constructor(
     private readonly gpu: Gpu,
@@ -126,8 +124,8 @@ export class Dispatcher {
       const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
       this.dispatch(
         encoder,
-        findKernel(this.subgroups, this.findProbe),
-        count,
+        findKernel(),
+        findInvocations(count),
         findBindings,
         { n: count, mode: MODE_APPLY, aux1: start },
         { timestampWrites: first },

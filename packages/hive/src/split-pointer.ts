@@ -12,10 +12,11 @@ export function keyWord(g: number): number {
 }
 
 /**
- * Slots of a key's home: half a bucket's key line, 64 bytes, which on HBM costs one DRAM burst,
- * as much as the 32 bytes of a 4-byte gather (H200, 2026-11-22).
+ * Slots of a key's home: a quarter of its bucket's key line, one 32-byte sector. Halves (64 bytes)
+ * hold more keys at home but made finds slower: misses at load 0.5 went from 25.3 to 16.9 G/s
+ * (H200, 2026-11-22).
  */
-export const HOME_SLOTS = 16;
+export const HOME_SLOTS = 8;
 /** Homes per bucket. */
 export const HOMES = 32 / HOME_SLOTS;
 

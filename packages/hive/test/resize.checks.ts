@@ -104,7 +104,7 @@ export const resizeChecks = defineChecks('hive/resize', [
     table.destroy();
   }),
   ...perVariant('a split whose movers crowd one home fills it, places the rest past it and flags it', async ({ gpu, rng }, v) => {
-    // One bucket; 24 keys of home 0 whose candidates are both bucket 1 once it is split off.
+    // One bucket; 24 keys of home 0 (more than a home holds) whose candidates are both bucket 1 once it is split off.
     const table = await createTable(gpu, v, { capacity: 32 });
     const batch = keysWhere(rng, splitPointerFor(2), 400, (b1, b2) => b1 === 1 && b2 === 1)
       .filter((k) => homeOf(k) === 0)

@@ -63,23 +63,18 @@ await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.b
 // The same keys again: every insert finds its key in the scan, so this is pass A without claims.
 const f = gpu.createArray('u32', full);
 const g = gpu.createArray('u32', full);
-/** Finds of n keys with each way of probing past the home sector. */
-async function findBoth(label: string, keys: GPUBuffer, n: number): Promise<void> {
-  for (const probe of ['lanes', 'wcme'] as const) {
-    d.findProbe = probe;
-    await profiled(`${label} (${probe})`, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
-  }
-  d.findProbe = 'lanes';
+async function finds(label: string, keys: GPUBuffer, n: number): Promise<void> {
+  await profiled(label, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
 }
 const missesHalf = gpu.upload(keysFrom(0, half, false));
-await findBoth('find hits at 0.5', k1.buffer, half);
-await findBoth('find misses at 0.5', missesHalf.buffer, half);
+await finds('find hits at 0.5', k1.buffer, half);
+await finds('find misses at 0.5', missesHalf.buffer, half);
 await profiled('insert the same keys again (all present)', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
 await profiled('insert 0.5 to 0.95', (enc) => table.encodeInsert(enc, k2.buffer, k2.buffer, full - half));
 const ka = gpu.upload(all);
-await findBoth('find all (hits) at 0.95', ka.buffer, full);
+await finds('find all (hits) at 0.95', ka.buffer, full);
 const miss = gpu.upload(keysFrom(0, full, false));
-await findBoth('find misses at 0.95', miss.buffer, full);
+await finds('find misses at 0.95', miss.buffer, full);
 
 // Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys.
 const m = 1 << 22;

@@ -56,8 +56,8 @@ fn hv_store_pair(g: u32, key: u32, value: u32) {
  * cooperatively (lane L reads slots L, L + S, ...), but issues `linesInFlight` loads before the
  * first ballot, so a group keeps that many lines in flight instead of one. The ballots then give
  * each op's owner its slot masks. `load` reads a key word through the kernel's binding.
- * `linesInFlight`: 16 for finds, 8 in the op passes, whose larger kernels lost more to the extra
- * registers than they gained (H200, 2026-11-22); 32 was slower for finds too.
+ * `linesInFlight`: 8 in the op passes; 16 lost more to the extra registers than it gained (H200,
+ * 2026-11-22). (Finds no longer use it: they probe lane by lane, see find.ts.)
  */
 function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean, linesInFlight: number): string {
   const ret = withOthers ? 'vec2<u32>' : 'u32';
@@ -109,19 +109,6 @@ export function scanLanesModule(subgroups: boolean): WgslModule {
     'hive.scan-lanes',
     subgroups,
     lanesScanCode('hv_scan_lanes', (w) => `atomicLoad(&slots[${w}])`, true, 8),
-    [rowBallotModule(subgroups)],
-  );
-}
-
-/**
- * The transposed scan over the read-only view of the table (\`slots_ro: array<u32>\`, plain loads
- * the cache serves), for finds: the slots of the calling lane's bucket holding its key.
- */
-export function lookupLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant(
-    'hive.lookup-lanes',
-    subgroups,
-    lanesScanCode('hv_lookup_lanes', (w) => `slots_ro[${w}]`, false, 16),
     [rowBallotModule(subgroups)],
   );
 }
