@@ -27,7 +27,7 @@ export interface Layout {
  * batches: a claimed slot holds a live key, a free slot is EMPTY; each key lies in one of its two
  * candidate buckets under the current split pointer (or in its stash line); buckets past the table
  * are empty; no key is stored twice; no lock is held; a key away from its first bucket, or from its
- * home there, has flagged it (overflow and home bits).
+ * home there, or in the stash, has flagged it (overflow, home and stash bits).
  */
 export async function checkLayout(table: HiveTable, what: string): Promise<Layout> {
   const snap = await table.debugSnapshot();
@@ -68,6 +68,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
         fail(`key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of bucket ${first}, which has no home bit`);
       if (stash) {
         stashed.add(key);
+        if ((firstLock & 64) === 0) fail(`key 0x${key.toString(16)} is in the stash but its first bucket ${first} has no stash bit`);
         const line = stashLineOf(key, snap.stashLines);
         if (line !== b - snap.nalloc) fail(`stash key 0x${key.toString(16)} is in line ${b - snap.nalloc}, its line is ${line}`);
       } else {

@@ -74,7 +74,8 @@ fn hv_locked_insert(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32,
     let ok1 = (w1 & LOCK_BIT) == 0u;
     let ok2 = (w2 & LOCK_BIT) == 0u;
     if (ok1 && ok2) {
-      held = select(1u, 3u, (w1 & OVERFLOW_BIT) != 0u);
+      // Held, plus the first bucket's overflow and stash bits.
+      held = 1u | (w1 & (OVERFLOW_BIT | STASH_BIT));
       count(T_LOCK_ACQUISITIONS, 1u);
     } else {
       if (ok1) { atomicAnd(&masks[params.lock_base + c1], ~LOCK_BIT); }
@@ -84,19 +85,19 @@ fn hv_locked_insert(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32,
   }
   held = cg_broadcast(held, leader);
   if (held == 0u) { return R_RETRY; }
-  let r = hv_insert_held(k, v, assign, c1, c2, leader, drain, attempt, held == 3u);
+  let r = hv_insert_held(k, v, assign, c1, c2, leader, drain, attempt, (held & OVERFLOW_BIT) != 0u, (held & STASH_BIT) != 0u);
   hv_unlock(c1, leader);
   if (c2 != c1) { hv_unlock(c2, leader); }
   return r;
 }
 
-fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32, spilled: bool) -> u32 {
+fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32, spilled: bool, stashed: bool) -> u32 {
   let me = cg_lane() == leader;
   // Steps 1 and 2 again from one read of both buckets (and of the stash line, when the first
   // bucket has overflowed: every store of k away from it flags it, under k's locks). With both
   // locks held and pass A over, a slot is free exactly when its key word is EMPTY.
   let line = hv_stash_bucket(k);
-  let look_stash = spilled && !drain;
+  let look_stash = stashed && !drain;
   var m1 = 0u;
   var m2 = 0u;
   var ms = 0u;

@@ -42,9 +42,12 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
     // WCME for every lane's key at once: first buckets, then second, then stash lines.
-    // Past the first bucket only when it has overflowed. One call site: the scan is unrolled.
-    var spilled = false;
-    if (live_op) { spilled = hv_overflowed(b1); }
+    // Past the first bucket only when it has overflowed (the stash line: when it sent a key there).
+    // One call site: the scan is unrolled.
+    var placement = 0u;
+    if (live_op) { placement = hv_placement(b1); }
+    let spilled = (placement & OVERFLOW_BIT) != 0u;
+    let stashed = (placement & STASH_BIT) != 0u;
     var at = NONE;
     for (var phase = 0u; phase < 3u; phase++) {
       var bucket = b1;
@@ -54,7 +57,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         want = live_op && at == NONE && b2 != b1 && spilled;
       } else if (phase == 2u) {
         bucket = hv_stash_bucket(key);
-        want = live_op && at == NONE && stash_live && spilled;
+        want = live_op && at == NONE && stash_live && stashed;
       }
       if (cg_ballot32(want) == 0u) { continue; }
       let m = hv_scan_lanes(bucket, key, want).x;

@@ -7,10 +7,10 @@ import { cachedKernel, entryPoint } from './kernel-cache';
 /** 16-byte words of a home. */
 const HOME_V4 = HOME_SLOTS / 4;
 /**
- * Keys each lane looks up at once: their loads are issued together, so a lane keeps two chains of
- * dependent reads in flight instead of one.
+ * Keys each lane looks up at once, their loads issued together. 2 was slower than 1 at every load
+ * (H200, 2026-11-22: hits at 0.5 15.5 against 17.6 G/s), presumably from the registers it takes.
  */
-export const FIND_KEYS_PER_LANE = 2;
+export const FIND_KEYS_PER_LANE = 1;
 const SPAN = WORKGROUP_SIZE * FIND_KEYS_PER_LANE;
 
 /** `let p0 = slots_v4[q]; let p1 = ...`: count loads, written out so all are in flight at once. */
@@ -56,15 +56,15 @@ ${loads('v', 'q', 8, '  ')}
 /**
  * Past the home, for a key not found there whose home bit is set: the other homes of its first
  * bucket and, when that has overflowed, its second bucket's line, all loads in flight at once;
- * then its stash line. Returns the global slot, NONE if absent.
+ * then its stash line, when the first bucket has sent keys there. Returns the global slot, NONE if absent.
  */
-fn hv_probe_rest(key: u32, b1: u32, b2: u32, h: u32, spilled: bool, stash_live: bool) -> u32 {
+fn hv_probe_rest(key: u32, b1: u32, b2: u32, h: u32, spilled: bool, stashed: bool) -> u32 {
 ${Array.from({ length: HOMES - 1 }, (_, k) => `  let o${k} = (h + ${k + 1}u) % HOMES;\n${loads(`y${k}_`, `hv_home_v4(b1, o${k})`, HOME_V4, '  ')}`).join('\n')}
   var in2 = NONE;
   if (spilled && b2 != b1) { in2 = hv_probe_line(b2, key); }
 ${Array.from({ length: HOMES - 1 }, (_, k) => `  let s${k} = hv_match_home(${args(`y${k}_`, HOME_V4)}, key);\n  if (s${k} != NONE) { return b1 * 32u + HOME_SLOTS * o${k} + s${k}; }`).join('\n')}
   if (in2 != NONE) { return b2 * 32u + in2; }
-  if (spilled && stash_live) {
+  if (stashed) {
     let line = hv_stash_bucket(key);
     let s = hv_probe_line(line, key);
     if (s != NONE) { return line * 32u + s; }
@@ -99,14 +99,16 @@ ${loads(`x_${x}_`, `q_${x}`, HOME_V4, '    ')}
       if (s != NONE) {
         at_${x} = b1_${x} * 32u + HOME_SLOTS * h_${x} + s;
       } else if ((word_${x} & (4u << h_${x})) != 0u) {
-        at_${x} = hv_probe_rest(key_${x}, b1_${x}, hv_b2(key_${x}), h_${x}, (word_${x} & 2u) != 0u, stash_live);
+        let w = word_${x};
+        at_${x} = hv_probe_rest(key_${x}, b1_${x}, hv_b2(key_${x}), h_${x}, (w & 2u) != 0u, stash_live && (w & 64u) != 0u);
       }
     }
-    let value_${x} = slots_ro[hv_vw(select(0u, at_${x}, at_${x} != NONE))];`,
+    var value_${x} = 0u;
+    if (at_${x} != NONE) { value_${x} = slots_ro[hv_vw(at_${x})]; }`,
     finish: `
     {
       let found = select(0u, 1u, at_${x} != NONE);
-      let value = select(0u, value_${x}, at_${x} != NONE);
+      let value = value_${x};
       if (apply) {
         if (local_${x} < params.n && ops[i_${x}] == OP_FIND) {
           out_values[2u * i_${x}] = value;
@@ -126,7 +128,7 @@ ${loads(`x_${x}_`, `q_${x}`, HOME_V4, '    ')}
  * bucket (one 32-byte sector) and that bucket's lock word. A key found there, or absent with its
  * home bit clear, is answered after that one read (most keys: claims take slots at home first).
  * The others read the rest of the first bucket and, when the overflow bit says so, the second
- * bucket's line, then the stash line; each hit then reads its value word. Plain loads of
+ * bucket's line, then (when the stash bit says so) the stash line; each hit then reads its value word. Plain loads of
  * read-only bindings, so nothing here is atomic and the cache serves repeated lines.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,

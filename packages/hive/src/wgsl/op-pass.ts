@@ -123,11 +123,13 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 
     // 1. Scan: WCME over the first buckets; then the second buckets of the ops whose first bucket
     // has overflowed (otherwise the key can only be in the first) or is full (the claim goes
-    // there); then the stash lines of the overflowed. One call site in a loop: the scan is
+    // there); then the stash lines of those that have sent keys to the stash. One call site in a loop: the scan is
     // unrolled, and three copies of it cost registers and occupancy.
     let go = st == S_SCAN;
-    var spilled = false;
-    if (go) { spilled = hv_overflowed(b1); }
+    var placement = 0u;
+    if (go) { placement = hv_placement(b1); }
+    let spilled = (placement & OVERFLOW_BIT) != 0u;
+    let stashed = (placement & STASH_BIT) != 0u;
     var at = NONE;
     var r1 = vec2<u32>(0u, 0u);
     var r2 = vec2<u32>(0u, 0u);
@@ -141,7 +143,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         scanned2 = want;
       } else if (phase == 2u) {
         bucket = hv_stash_bucket(key);
-        want = go && at == NONE && stash_live && spilled;
+        want = go && at == NONE && stash_live && stashed;
       }
       if (cg_ballot32(want) == 0u) { continue; }
       let r = hv_scan_lanes(bucket, key, want);
