@@ -1,145 +1,32 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { HOME_SLOTS, HOMES } from '../split-pointer';
-import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint } from './kernel-cache';
+import { HOME_SLOTS } from '../split-pointer';
+import { commonModule } from './common';
+import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 
-/** 16-byte words of a home. */
-const HOME_V4 = HOME_SLOTS / 4;
-/**
- * Keys each lane looks up at once, their loads issued together. 2 was slower than 1 at every load
- * (H200, 2026-11-22: hits at 0.5 15.5 against 17.6 G/s), presumably from the registers it takes.
- */
-export const FIND_KEYS_PER_LANE = 1;
-const SPAN = WORKGROUP_SIZE * FIND_KEYS_PER_LANE;
-
-/** `let p0 = slots_v4[q]; let p1 = ...`: count loads, written out so all are in flight at once. */
-function loads(p: string, q: string, count: number, indent: string): string {
-  return Array.from({ length: count }, (_, i) => `${indent}let ${p}${i} = slots_v4[${q} + ${i}u];`).join('\n');
-}
-function args(p: string, count: number): string {
-  return Array.from({ length: count }, (_, i) => `${p}${i}`).join(', ');
-}
-/** A WGSL function: the index of key among count 16-byte words of key slots, NONE if absent. */
-function matchFn(name: string, count: number): string {
-  const params = Array.from({ length: count }, (_, i) => `v${i}: vec4<u32>`).join(', ');
-  // From the last word to the first, so the lowest match wins (a key is stored once anyway).
-  const body = Array.from({ length: count }, (_, j) => count - 1 - j)
-    .map((i) => `  { let m = hv_match_v4(v${i}, key); if (m != NONE) { s = ${4 * i}u + m; } }`)
-    .join('\n');
-  return `fn ${name}(${params}, key: u32) -> u32 {\n  var s = NONE;\n${body}\n  return s;\n}`;
-}
-
-const helpers = /* wgsl */ `
-/** The index (0..3) of key among 4 key words, NONE if absent. */
-fn hv_match_v4(v: vec4<u32>, key: u32) -> u32 {
-  var s = NONE;
-  if (v.w == key) { s = 3u; }
-  if (v.z == key) { s = 2u; }
-  if (v.y == key) { s = 1u; }
-  if (v.x == key) { s = 0u; }
-  return s;
-}
-${matchFn('hv_match_home', HOME_V4)}
-${matchFn('hv_match_line', 8)}
-
-/** The first 16-byte word of home h of bucket b's key line. */
-fn hv_home_v4(b: u32, h: u32) -> u32 { return b * 16u + ${HOME_V4}u * h; }
-
-/** The slot (0..31) of key in bucket b's key line, NONE if absent: 8 loads, all in flight at once. */
-fn hv_probe_line(b: u32, key: u32) -> u32 {
-  let q = b * 16u;
-${loads('v', 'q', 8, '  ')}
-  return hv_match_line(${args('v', 8)}, key);
-}
+if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words: HOME_SLOTS must be 8');
 
 /**
- * Past the home, for a key not found there whose home bit is set: the other homes of its first
- * bucket and, when that has overflowed, its second bucket's line, all loads in flight at once;
- * then its stash line, when the first bucket has sent keys there. Returns the global slot, NONE if absent.
- */
-fn hv_probe_rest(key: u32, b1: u32, b2: u32, h: u32, spilled: bool, stashed: bool) -> u32 {
-${Array.from({ length: HOMES - 1 }, (_, k) => `  let o${k} = (h + ${k + 1}u) % HOMES;\n${loads(`y${k}_`, `hv_home_v4(b1, o${k})`, HOME_V4, '  ')}`).join('\n')}
-  var in2 = NONE;
-  if (spilled && b2 != b1) { in2 = hv_probe_line(b2, key); }
-${Array.from({ length: HOMES - 1 }, (_, k) => `  let s${k} = hv_match_home(${args(`y${k}_`, HOME_V4)}, key);\n  if (s${k} != NONE) { return b1 * 32u + HOME_SLOTS * o${k} + s${k}; }`).join('\n')}
-  if (in2 != NONE) { return b2 * 32u + in2; }
-  if (stashed) {
-    let line = hv_stash_bucket(key);
-    let s = hv_probe_line(line, key);
-    if (s != NONE) { return line * 32u + s; }
-  }
-  return NONE;
-}
-`;
-
-/** The lookups of one item of the lane's ${FIND_KEYS_PER_LANE}, suffixed: issue (loads only) and settle. */
-function itemCode(x: string, offset: number): { issue: string; settle: string; finish: string } {
-  return {
-    // No branch between the items' loads: every lane reads (a dummy key reads a real bucket).
-    issue: `
-    let local_${x} = base + ${offset}u + lid;
-    let i_${x} = params.aux1 + local_${x};
-    var key_${x} = EMPTY;
-    var go_${x} = false;
-    if (local_${x} < params.n && (!apply || ops[i_${x}] == OP_FIND)) {
-      key_${x} = keys[i_${x}];
-      // Reserved keys (device batches are not validated for finds) are never found.
-      go_${x} = key_${x} < TOMBSTONE;
-    }
-    let b1_${x} = hv_b1(key_${x});
-    let h_${x} = hv_home(key_${x});
-    let q_${x} = hv_home_v4(b1_${x}, h_${x});
-${loads(`x_${x}_`, `q_${x}`, HOME_V4, '    ')}
-    let word_${x} = masks_ro[params.lock_base + b1_${x}];`,
-    settle: `
-    var at_${x} = NONE;
-    if (go_${x}) {
-      let s = hv_match_home(${args(`x_${x}_`, HOME_V4)}, key_${x});
-      if (s != NONE) {
-        at_${x} = b1_${x} * 32u + HOME_SLOTS * h_${x} + s;
-      } else if ((word_${x} & (4u << h_${x})) != 0u) {
-        let w = word_${x};
-        at_${x} = hv_probe_rest(key_${x}, b1_${x}, hv_b2(key_${x}), h_${x}, (w & 2u) != 0u, stash_live && (w & 64u) != 0u);
-      }
-    }
-    var value_${x} = 0u;
-    if (at_${x} != NONE) { value_${x} = slots_ro[hv_vw(at_${x})]; }`,
-    finish: `
-    {
-      let found = select(0u, 1u, at_${x} != NONE);
-      let value = value_${x};
-      if (apply) {
-        if (local_${x} < params.n && ops[i_${x}] == OP_FIND) {
-          out_values[2u * i_${x}] = value;
-          out_values[2u * i_${x} + 1u] = found;
-        }
-      } else if (local_${x} < params.n) {
-        out_values[i_${x}] = value;
-        out_found[i_${x}] = found;
-      }
-    }`,
-  };
-}
-
-/**
- * Finds, read-only, lane by lane (no cooperation: a lane reads 32 bytes where a WCME scan reads a
- * line per key). Each lane takes ${FIND_KEYS_PER_LANE} keys and for each first reads its home in the first
- * bucket (one 32-byte sector) and that bucket's lock word. A key found there, or absent with its
- * home bit clear, is answered after that one read (most keys: claims take slots at home first).
- * The others read the rest of the first bucket and, when the overflow bit says so, the second
- * bucket's line, then (when the stash bit says so) the stash line; each hit then reads its value word. Plain loads of
+ * Finds, read-only and lane by lane: no cooperation, since a lane reads 32 bytes where a WCME
+ * scan reads a 128-byte line per key (WCME measured slower here at every load on an H200). Each
+ * lane first reads its key's home in its first bucket (one 32-byte sector) and that bucket's lock
+ * word. A key found there, or absent with its home bit clear, is answered after that one read
+ * (most keys: claims take slots at home first). The others read the rest of the first bucket and,
+ * when its overflow bit is set, the second bucket's line, all loads in flight at once; then, when
+ * its stash bit is set, the stash line. Each hit then reads its value word. Plain loads of
  * read-only bindings, so nothing here is atomic and the cache serves repeated lines.
+ *
+ * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
+ * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
+ * per lane were slower than one (hits at 0.5: 15.5 against 17.6 G/s).
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
  * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
- * Dispatch ceil(n / ${FIND_KEYS_PER_LANE}) invocations (\`findInvocations\`).
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
 export function findKernel(): Kernel {
-  const items = Array.from({ length: FIND_KEYS_PER_LANE }, (_, j) => itemCode(String.fromCharCode(97 + j), j * WORKGROUP_SIZE));
   return cachedKernel('find', '', () =>
     composeWgsl(
       /* wgsl */ `
@@ -152,18 +39,97 @@ export function findKernel(): Kernel {
 @group(0) @binding(6) var<storage, read> counters: array<u32>;
 @group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
 @group(0) @binding(8) var<storage, read> slots_v4: array<vec4<u32>>;
-${helpers}
+
+/** The index (0..7) of key among a home's 8 key words, NONE if absent (a key is stored once). */
+fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
+  var s = NONE;
+  if (hi.w == key) { s = 7u; }
+  if (hi.z == key) { s = 6u; }
+  if (hi.y == key) { s = 5u; }
+  if (hi.x == key) { s = 4u; }
+  if (lo.w == key) { s = 3u; }
+  if (lo.z == key) { s = 2u; }
+  if (lo.y == key) { s = 1u; }
+  if (lo.x == key) { s = 0u; }
+  return s;
+}
+
+/** Bucket b's key line as 16-byte words: the index of home j's first. */
+fn hv_home_v4(b: u32, j: u32) -> u32 { return b * 16u + 2u * j; }
+
+/** The slot (0..31) of key in bucket b's key line, NONE if absent: 8 loads, all in flight at once. */
+fn hv_probe_line(b: u32, key: u32) -> u32 {
+  let q = b * 16u;
+  let v0 = slots_v4[q]; let v1 = slots_v4[q + 1u]; let v2 = slots_v4[q + 2u]; let v3 = slots_v4[q + 3u];
+  let v4 = slots_v4[q + 4u]; let v5 = slots_v4[q + 5u]; let v6 = slots_v4[q + 6u]; let v7 = slots_v4[q + 7u];
+  return hv_match_line(v0, v1, v2, v3, v4, v5, v6, v7, key);
+}
+
+fn hv_match_line(v0: vec4<u32>, v1: vec4<u32>, v2: vec4<u32>, v3: vec4<u32>, v4: vec4<u32>, v5: vec4<u32>, v6: vec4<u32>, v7: vec4<u32>, key: u32) -> u32 {
+  var s = hv_match8(v6, v7, key);
+  if (s != NONE) { s += 24u; }
+  let c = hv_match8(v4, v5, key);
+  if (c != NONE) { s = 16u + c; }
+  let b = hv_match8(v2, v3, key);
+  if (b != NONE) { s = 8u + b; }
+  let a = hv_match8(v0, v1, key);
+  if (a != NONE) { s = a; }
+  return s;
+}
+
 var<workgroup> wg_stash: u32;
 
 ${entryPoint()} {
   if (lid == 0u) { wg_stash = counters[C_STASH]; }
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
   let apply = params.mode == MODE_APPLY;
-  // Batch entries aux1 .. aux1 + n - 1, ${SPAN} per workgroup and round.
-  for (var base = grid_workgroup(wid, nwg) * ${SPAN}u; base < params.n; base += grid_threads(nwg, ${SPAN}u)) {
-${items.map((c) => c.issue).join('\n')}
-${items.map((c) => c.settle).join('\n')}
-${items.map((c) => c.finish).join('\n')}
+  ${chunkLoop('params.n')} {
+    // This dispatch covers batch entries aux1 .. aux1 + n - 1.
+    let local = base + lid;
+    let i = params.aux1 + local;
+    var key = EMPTY;
+    var go = false;
+    if (local < params.n && (!apply || ops[i] == OP_FIND)) {
+      key = keys[i];
+      // Reserved keys (device batches are not validated for finds) are never found.
+      go = key < TOMBSTONE;
+    }
+    let b1 = hv_b1(key);
+    let b2 = hv_b2(key);
+    // The home first: each lane reads its key's home in b1 (32 bytes) and b1's lock word. Most
+    // keys live there, and a key absent from it whose home bit is clear is a miss.
+    var at = NONE;
+    var slow = false;
+    var spilled = false;
+    var stashed = false;
+    let h = hv_home(key);
+    if (go) {
+      let q = hv_home_v4(b1, h);
+      let lo = slots_v4[q];
+      let hi = slots_v4[q + 1u];
+      let word = masks_ro[params.lock_base + b1];
+      let s = hv_match8(lo, hi, key);
+      if (s != NONE) {
+        at = b1 * 32u + 8u * h + s;
+      } else {
+        slow = (word & (4u << h)) != 0u;
+        spilled = (word & 2u) != 0u && b2 != b1;
+        stashed = stash_live && (word & 64u) != 0u;
+      }
+    }
+${lanesSlowPath}
+    var value = 0u;
+    if (at != NONE) { value = slots_ro[hv_vw(at)]; }
+    let found = select(0u, 1u, at != NONE);
+    if (apply) {
+      if (local < params.n && ops[i] == OP_FIND) {
+        out_values[2u * i] = value;
+        out_values[2u * i + 1u] = found;
+      }
+    } else if (local < params.n) {
+      out_values[i] = value;
+      out_found[i] = found;
+    }
   }
 }
 `,
@@ -172,7 +138,33 @@ ${items.map((c) => c.finish).join('\n')}
   );
 }
 
-/** Invocations of a find dispatch over n keys. */
+/** Past the home, lane by lane: the other three homes of b1 and, when flagged, b2's line, all loads in flight together; then the stash line when flagged. */
+const lanesSlowPath = /* wgsl */ `
+    if (slow) {
+      let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
+      let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
+      let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
+      var in2 = NONE;
+      if (spilled) { in2 = hv_probe_line(b2, key); }
+      let sa = hv_match8(a0, a1, key);
+      let sc = hv_match8(c0, c1, key);
+      let sd = hv_match8(d0, d1, key);
+      if (sa != NONE) {
+        at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
+      } else if (sc != NONE) {
+        at = b1 * 32u + 8u * ((h + 2u) & 3u) + sc;
+      } else if (sd != NONE) {
+        at = b1 * 32u + 8u * ((h + 3u) & 3u) + sd;
+      } else if (in2 != NONE) {
+        at = b2 * 32u + in2;
+      } else if (stashed) {
+        let line = hv_stash_bucket(key);
+        let ins = hv_probe_line(line, key);
+        if (ins != NONE) { at = line * 32u + ins; }
+      }
+    }`;
+
+/** Invocations of a find dispatch over n keys: one key per lane. */
 export function findInvocations(n: number): number {
-  return Math.ceil(n / FIND_KEYS_PER_LANE);
+  return n;
 }
