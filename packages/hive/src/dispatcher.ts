@@ -2,7 +2,7 @@ import type { Gpu, Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { HiveStorage } from './storage';
 import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
-import { findInvocations, findKernel } from './wgsl/find';
+import { findKernel } from './wgsl/find';
 import { lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
@@ -122,14 +122,7 @@ export class Dispatcher {
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
       const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
-      this.dispatch(
-        encoder,
-        findKernel(),
-        findInvocations(count),
-        findBindings,
-        { n: count, mode: MODE_APPLY, aux1: start },
-        { timestampWrites: first },
-      );
+      this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {

@@ -20,7 +20,7 @@ import type {
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
-import { findInvocations, findKernel } from './wgsl/find';
+import { findKernel } from './wgsl/find';
 import { retrieveKernel, STATS_WORDS, StatsWord, statsKernel } from './wgsl/inspect';
 
 interface Batch {
@@ -488,7 +488,7 @@ export class HiveTable {
     this.d.dispatch(
       encoder,
       findKernel(),
-      findInvocations(n),
+      n,
       [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
       { n },
       { timestampWrites },

@@ -163,8 +163,3 @@ const lanesSlowPath = /* wgsl */ `
         if (ins != NONE) { at = line * 32u + ins; }
       }
     }`;
-
-/** Invocations of a find dispatch over n keys: one key per lane. */
-export function findInvocations(n: number): number {
-  return n;
-}
