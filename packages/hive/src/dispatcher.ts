@@ -3,7 +3,7 @@ import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointe
 import type { HiveStorage } from './storage';
 import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
 import { findKernel } from './wgsl/find';
-import { lockedPassKernel } from './wgsl/locked-pass';
+import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
 
@@ -52,6 +52,8 @@ export class Dispatcher {
    * its own, named by kernel. Unset in normal use.
    */
   profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
+  /** Lanes per locked-pass op (perf-hive compares tiles; not public API). */
+  lockedTile = LOCKED_TILE;
 
   constructor(
     private readonly gpu: Gpu,
@@ -132,7 +134,7 @@ export class Dispatcher {
       const fields = { n, mode: b.mode, aux1: at };
       this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
       this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
-      this.dispatch(encoder, lockedPassKernel(this.subgroups), n, bindings, fields, {
+      this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
         timestampWrites: at + n === end ? last : undefined,
       });
@@ -144,7 +146,7 @@ export class Dispatcher {
     const s = this.storage;
     const jobs = s.stashLines * BUCKET_SLOTS;
     const bindings = [s.slots, s.meta, s.dummyRead, s.dummyRead, s.dummyRead, s.dummyOut, s.counters, s.lists];
-    this.dispatch(encoder, lockedPassKernel(this.subgroups), jobs, bindings, { n: jobs, mode: MODE_DRAIN });
+    this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), jobs, bindings, { n: jobs, mode: MODE_DRAIN });
   }
 }
 

@@ -16,7 +16,7 @@ console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
 const table = await HiveTable.create(gpu, { capacity, growth: false });
 table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
-const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined } }).d;
+const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number } }).d;
 
 const reserved = (k: number) => k >= 0xfffffffe;
 function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
@@ -95,3 +95,13 @@ const dops = gpu.upload(ops);
 const dkeys = gpu.upload(mk);
 const dvals = gpu.upload(mk);
 await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
+
+// Lanes per locked-pass op: the build to 0.95 and the mixed batch again, for each tile.
+for (const tile of [32, 8, 4, 32, 8, 4]) {
+  d.lockedTile = tile;
+  await table.clear();
+  await profiled(`build to 0.95 in one batch, tile ${tile}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));
+  await profiled(`mixed 2^22 at 0.95, tile ${tile}`, (enc) =>
+    table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer),
+  );
+}

@@ -14,8 +14,8 @@ export const MAX_EVICTIONS = 16;
  * The op locks both candidate buckets, so every locked op on one key is serialised and a key
  * never lands twice. It looks for the key, then a free slot in either bucket; then it walks a
  * cuckoo path: from a full bucket to the alternate bucket of one of its keys, locking each bucket
- * it enters, until some key there has room in its alternate bucket (the group checks all 32 at
- * once). Only then does it move anything, from the far end back: each victim is copied into its
+ * it enters, until some key there has room in its alternate bucket (the group checks all 32 keys,
+ * cg_size() at a time). Only then does it move anything, from the far end back: each victim is copied into its
  * alternate bucket before its old slot is overwritten, so no key is ever homeless, and a failed
  * walk changes nothing. Without a path the key goes to its stash line; with the line full it is
  * reported pending. Locks are only ever tried: a lock held by another group releases everything
