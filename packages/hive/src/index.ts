@@ -4,6 +4,7 @@ export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentin
 export type { SplitPointer } from './split-pointer';
 export {
   addressOf,
+  awayBit,
   BUCKET_SLOTS,
   bucketCount,
   candidateBuckets,

@@ -30,6 +30,14 @@ export function homeOf(key: number): number {
 }
 
 /**
+ * A key's bit in its first bucket's away filter (lock word bits 8..31), set when the key is
+ * stored away from its home. The CPU twin of WGSL's `hv_away_bit`.
+ */
+export function awayBit(key: number): number {
+  return (1 << (8 + (((fmix32(key) >>> 8) & 0xff) % 24))) >>> 0;
+}
+
+/**
  * Linear hashing state (Hive IV-C): the round started with `n0` buckets (a power of two) and the
  * first `split` of them have been split since, each into itself and its partner `s + n0`. The table
  * has `n0 + split` buckets; `split < n0` always (a finished round becomes `2 * n0, 0`).

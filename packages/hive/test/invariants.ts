@@ -1,5 +1,6 @@
 import type { TableModel } from '@gpuhash/testing';
 import {
+  awayBit,
   BUCKET_SLOTS,
   candidateBuckets,
   EMPTY_KEY,
@@ -27,7 +28,7 @@ export interface Layout {
  * batches: a claimed slot holds a live key, a free slot is EMPTY; each key lies in one of its two
  * candidate buckets under the current split pointer (or in its stash line); buckets past the table
  * are empty; no key is stored twice; no lock is held; a key away from its first bucket, or from its
- * home there, or in the stash, has flagged it (overflow, home and stash bits).
+ * home there, or in the stash, has flagged it (overflow and stash bits, away filter).
  */
 export async function checkLayout(table: HiveTable, what: string): Promise<Layout> {
   const snap = await table.debugSnapshot();
@@ -64,11 +65,13 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       // Likewise away from its home: finds that miss it there skip the rest of the bucket.
       const home = homeOf(key);
       if (b === first && Math.floor(s / HOME_SLOTS) === home) atHome++;
-      else if (((firstLock >>> (2 + home)) & 1) === 0)
-        fail(`key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of bucket ${first}, which has no home bit`);
+      else if ((firstLock & awayBit(key)) === 0)
+        fail(
+          `key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of bucket ${first}, whose away filter lacks its bit`,
+        );
       if (stash) {
         stashed.add(key);
-        if ((firstLock & 64) === 0) fail(`key 0x${key.toString(16)} is in the stash but its first bucket ${first} has no stash bit`);
+        if ((firstLock & 4) === 0) fail(`key 0x${key.toString(16)} is in the stash but its first bucket ${first} has no stash bit`);
         const line = stashLineOf(key, snap.stashLines);
         if (line !== b - snap.nalloc) fail(`stash key 0x${key.toString(16)} is in line ${b - snap.nalloc}, its line is ${line}`);
       } else {

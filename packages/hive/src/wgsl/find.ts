@@ -10,7 +10,7 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Finds, read-only and lane by lane: no cooperation, since a lane reads 32 bytes where a WCME
  * scan reads a 128-byte line per key (WCME measured slower here at every load on an H200). Each
  * lane first reads its key's home in its first bucket (one 32-byte sector) and that bucket's lock
- * word. A key found there, or absent with its home bit clear, is answered after that one read
+ * word. A key found there, or absent with its away bit clear, is answered after that one read
  * (most keys: claims take slots at home first). The others read the rest of the first bucket and,
  * when its overflow bit is set, the second bucket's line, all loads in flight at once; then, when
  * its stash bit is set, the stash line. Each hit then reads its value word. Plain loads of
@@ -97,7 +97,7 @@ ${entryPoint()} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
     // The home first: each lane reads its key's home in b1 (32 bytes) and b1's lock word. Most
-    // keys live there, and a key absent from it whose home bit is clear is a miss.
+    // keys live there, and a key absent from it whose away bit is clear is a miss.
     var at = NONE;
     var slow = false;
     var spilled = false;
@@ -112,9 +112,9 @@ ${entryPoint()} {
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
       } else {
-        slow = (word & (4u << h)) != 0u;
-        spilled = (word & 2u) != 0u && b2 != b1;
-        stashed = stash_live && (word & 64u) != 0u;
+        slow = (word & hv_away_bit(key)) != 0u;
+        spilled = (word & OVERFLOW_BIT) != 0u && b2 != b1;
+        stashed = stash_live && (word & STASH_BIT) != 0u;
       }
     }
 ${lanesSlowPath}

@@ -63,7 +63,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
           h = hv_home(k);
           // A key that stays in s although its first bucket is now t: t answers for it.
-          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_home_bit(h)); }
+          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_away_bit(k)); }
         }
         movers |= hv_row_ballot(go, step);
 ${homeBallots}
@@ -75,11 +75,12 @@ ${homeBallots}
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((movers >> slot) & 1u) == 1u) {
-          let h = hv_home(atomicLoad(&slots[hv_key_word(s, slot)]));
+          let k = atomicLoad(&slots[hv_key_word(s, slot)]);
+          let h = hv_home(k);
           var dst = 0u;
           if (((crowded >> slot) & 1u) == 1u) {
             dst = hv_nth_bit(spare, countOneBits(crowded & hv_low_mask(slot)));
-            atomicOr(&masks[params.lock_base + t], hv_home_bit(h));
+            atomicOr(&masks[params.lock_base + t], hv_away_bit(k));
           } else {
             dst = HOME_SLOTS * h + countOneBits(${homeSelect} & hv_low_mask(slot));
           }
@@ -161,8 +162,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         if (slot < 32u && ((used >> slot) & 1u) == 1u) {
           let dst = hv_nth_bit(free, countOneBits(used & hv_low_mask(slot)));
           // s may be the key's first bucket now: flag the key's home when dst is not in it.
-          let h = hv_home(atomicLoad(&slots[hv_key_word(t, slot)]));
-          if (dst / HOME_SLOTS != h) { atomicOr(&masks[params.lock_base + s], hv_home_bit(h)); }
+          let k = atomicLoad(&slots[hv_key_word(t, slot)]);
+          if (dst / HOME_SLOTS != hv_home(k)) { atomicOr(&masks[params.lock_base + s], hv_away_bit(k)); }
           hv_move_out(t * 32u + slot, s * 32u + dst);
         }
       }
