@@ -33,8 +33,9 @@ interface Batch {
 
 /**
  * The Hive hash table (seed 000): u32 keys and values in 32-slot buckets with a free mask each,
- * two candidate buckets per key, lock-free lookups and claims by cooperative groups (WCME, WABC),
- * bounded cuckoo eviction under bucket locks, an overflow stash, and linear-hashing resize.
+ * two candidate buckets per key, lock-free claims and update lookups by cooperative groups (WABC,
+ * WCME), finds that read a key's 32-byte home sector first, bounded cuckoo eviction under bucket
+ * locks, an overflow stash, and linear-hashing resize.
  * Operations on one table run in call order on the device queue; each resolves when its results
  * (or the table's new size) are back on the host.
  */
