@@ -126,7 +126,14 @@ export class Dispatcher {
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
       const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
-      this.dispatch(encoder, findKernel(this.findSpeculative), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
+      this.dispatch(
+        encoder,
+        findKernel(this.findSpeculative),
+        count,
+        findBindings,
+        { n: count, mode: MODE_APPLY, aux1: start },
+        { timestampWrites: first },
+      );
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {
