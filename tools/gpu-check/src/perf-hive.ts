@@ -2,7 +2,7 @@
  * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
  * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
  * each kernel's GPU time (timestamps around every pass) and the table's stats after each step;
- * then rebuilds to 0.95 and reruns the mixed batch with 32 and 4 lanes per locked-pass op.
+ * then rebuilds to 0.95 and reruns the mixed batch with 32, 8 and 4 lanes per locked-pass op.
  * The clock ramps during the first steps: compare passes measured late in the run.
  *   node perf-hive.mjs [log2Capacity=27]
  */
@@ -18,11 +18,7 @@ console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
 const table = await HiveTable.create(gpu, { capacity, growth: false });
 table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
-const d = (
-  table as unknown as {
-    d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number; findSpeculative: boolean };
-  }
-).d;
+const d = (table as unknown as { d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number } }).d;
 
 const reserved = (k: number) => k >= 0xfffffffe;
 function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
@@ -68,15 +64,8 @@ await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.b
 // The same keys again: every insert finds its key in the scan, so this is pass A without claims.
 const f = gpu.createArray('u32', full);
 const g = gpu.createArray('u32', full);
-/** Finds with and without the home's values read beside its keys, alternating. */
 async function finds(label: string, keys: GPUBuffer, n: number): Promise<void> {
-  for (const speculative of [true, false, true, false]) {
-    d.findSpeculative = speculative;
-    await profiled(`${label} (${speculative ? 'values with keys' : 'value after key'})`, (enc) =>
-      table.encodeFind(enc, keys, n, f.buffer, g.buffer),
-    );
-  }
-  d.findSpeculative = true;
+  await profiled(label, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
 }
 const missesHalf = gpu.upload(keysFrom(0, half, false));
 await finds('find hits at 0.5', k1.buffer, half);
@@ -110,7 +99,7 @@ const dvals = gpu.upload(mk);
 await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
 
 // Lanes per locked-pass op: the build to 0.95 and the mixed batch again, for each tile.
-for (const tile of [32, 4]) {
+for (const tile of [32, 8, 4]) {
   d.lockedTile = tile;
   await table.clear();
   await profiled(`build to 0.95 in one batch, tile ${tile}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));

@@ -18,7 +18,9 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
  * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
- * per lane were slower than one (hits at 0.5: 15.5 against 17.6 G/s).
+ * per lane were slower than one (hits at 0.5: 15.5 against 17.6 G/s). Reading the home's 8 values
+ * together with its keys (same bucket, no dependent read after a hit) sped hits at load 0.5 up by
+ * 17% but not at 0.95, and slowed misses by 35-55%.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
@@ -26,8 +28,8 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(speculative = true): Kernel {
-  return cachedKernel('find', speculative ? 'spec' : 'plain', () =>
+export function findKernel(): Kernel {
+  return cachedKernel('find', '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -52,13 +54,6 @@ fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
   if (lo.y == key) { s = 1u; }
   if (lo.x == key) { s = 0u; }
   return s;
-}
-
-/** Word s (0..7) of a home's two 16-byte words, by selects (indexing a vector at run time spills on NVIDIA). */
-fn hv_pick8(lo: vec4<u32>, hi: vec4<u32>, s: u32) -> u32 {
-  let v = select(lo, hi, s >= 4u);
-  let t = s & 3u;
-  return select(select(v.x, v.y, t == 1u), select(v.z, v.w, t == 3u), t >= 2u);
 }
 
 /** Bucket b's key line as 16-byte words: the index of home j's first. */
@@ -110,25 +105,14 @@ ${entryPoint()} {
     var spilled = false;
     var stashed = false;
     let h = hv_home(key);
-    var value = 0u;
-    var have_value = false;
     if (go) {
       let q = hv_home_v4(b1, h);
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
-${
-  speculative
-    ? `      // The home's 8 values with its keys: the same 256-byte bucket, so the same DRAM row, and no
-      // dependent read after a hit at home.
-      let vlo = slots_v4[q + 8u];
-      let vhi = slots_v4[q + 9u];`
-    : ''
-}
       let word = masks_ro[params.lock_base + b1];
       let s = hv_match8(lo, hi, key);
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
-${speculative ? '        value = hv_pick8(vlo, vhi, s);\n        have_value = true;' : ''}
       } else {
         slow = (word & hv_away_bit(key)) != 0u;
         spilled = (word & OVERFLOW_BIT) != 0u && b2 != b1;
@@ -136,7 +120,8 @@ ${speculative ? '        value = hv_pick8(vlo, vhi, s);\n        have_value = tr
       }
     }
 ${lanesSlowPath}
-    if (at != NONE && !have_value) { value = slots_ro[hv_vw(at)]; }
+    var value = 0u;
+    if (at != NONE) { value = slots_ro[hv_vw(at)]; }
     let found = select(0u, 1u, at != NONE);
     if (apply) {
       if (local < params.n && ops[i] == OP_FIND) {
