@@ -28,8 +28,8 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(): Kernel {
-  return cachedKernel('find', '', () =>
+export function findKernel(b2After = false): Kernel {
+  return cachedKernel('find', b2After ? 'b2-after' : 'b2-with', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -119,7 +119,7 @@ ${entryPoint()} {
         stashed = stash_live && (word & STASH_BIT) != 0u;
       }
     }
-${lanesSlowPath}
+${slowPath(b2After)}
     var value = 0u;
     if (at != NONE) { value = slots_ro[hv_vw(at)]; }
     let found = select(0u, 1u, at != NONE);
@@ -140,17 +140,23 @@ ${lanesSlowPath}
   );
 }
 
-/** Past the home, lane by lane: the other three homes of b1 and, when flagged, b2's line, all loads in flight together; then the stash line when flagged. */
-const lanesSlowPath = /* wgsl */ `
+/**
+ * Past the home, lane by lane: the other three homes of b1 and, when flagged, b2's line; then the
+ * stash line when flagged. \`b2After\`: read b2 only when the rest of b1 does not hold the key
+ * (less traffic for hits away from home, one more round trip for misses); else all loads at once.
+ */
+function slowPath(b2After: boolean): string {
+  return /* wgsl */ `
     if (slow) {
       let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
       let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
       let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
       var in2 = NONE;
-      if (spilled) { in2 = hv_probe_line(b2, key); }
+      ${b2After ? '' : 'if (spilled) { in2 = hv_probe_line(b2, key); }'}
       let sa = hv_match8(a0, a1, key);
       let sc = hv_match8(c0, c1, key);
       let sd = hv_match8(d0, d1, key);
+      ${b2After ? 'if (spilled && sa == NONE && sc == NONE && sd == NONE) { in2 = hv_probe_line(b2, key); }' : ''}
       if (sa != NONE) {
         at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
       } else if (sc != NONE) {
@@ -165,3 +171,4 @@ const lanesSlowPath = /* wgsl */ `
         if (ins != NONE) { at = line * 32u + ins; }
       }
     }`;
+}
