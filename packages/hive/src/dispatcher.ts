@@ -52,8 +52,6 @@ export class Dispatcher {
    * its own, named by kernel. Unset in normal use.
    */
   profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
-  /** Whether finds read b2 only after the rest of b1 (perf-hive compares; not public API). */
-  findB2After = false;
   /** Lanes per locked-pass op (perf-hive compares tiles; not public API). */
   lockedTile = LOCKED_TILE;
 
@@ -126,14 +124,7 @@ export class Dispatcher {
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
       const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
-      this.dispatch(
-        encoder,
-        findKernel(this.findB2After),
-        count,
-        findBindings,
-        { n: count, mode: MODE_APPLY, aux1: start },
-        { timestampWrites: first },
-      );
+      this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {

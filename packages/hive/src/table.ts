@@ -488,7 +488,7 @@ export class HiveTable {
     const s = this.storage;
     this.d.dispatch(
       encoder,
-      findKernel(this.d.findB2After),
+      findKernel(),
       n,
       [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
       { n },
