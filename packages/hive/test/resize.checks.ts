@@ -1,6 +1,6 @@
 import { LimitExceededError } from '@gpuhash/core';
 import { defineChecks, TableModel } from '@gpuhash/testing';
-import { HiveTable, HOME_SLOTS, homeOf, splitPointerFor } from '../src';
+import { HiveTable, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { keysInBuckets, keysWhere, pick, universe } from './keys';
 import { createTable, expect, expectExport, perVariant } from './table.checks';
@@ -103,13 +103,17 @@ export const resizeChecks = defineChecks('hive/resize', [
     expect(layout.stashed.size === 0, 'stash not drained');
     table.destroy();
   }),
-  ...perVariant('a split whose movers crowd one home fills it, places the rest past it and flags it', async ({ gpu, rng }, v) => {
-    // One bucket; 24 keys of home 0 (more than a home holds) whose candidates are both bucket 1 once it is split off.
+  ...perVariant('a split whose movers crowd one home fills it, places the rest past it and flags them', async ({ gpu, rng }, v) => {
+    // One bucket; 24 keys of the last home (more than it holds) whose candidates are both bucket 1
+    // once it is split off. In bucket 0, 8 of them sit at home and 16 in the lowest other slots;
+    // the split moves them in slot order, so the 16 fill the new bucket's home first and the 8
+    // that were at home (their away bits never set) must be placed past it and flagged by the split.
     const table = await createTable(gpu, v, { capacity: 32 });
-    const batch = keysWhere(rng, splitPointerFor(2), 400, (b1, b2) => b1 === 1 && b2 === 1)
-      .filter((k) => homeOf(k) === 0)
+    const last = HOMES - 1;
+    const batch = keysWhere(rng, splitPointerFor(2), 600, (b1, b2) => b1 === 1 && b2 === 1)
+      .filter((k) => homeOf(k) === last)
       .slice(0, 24);
-    expect(batch.length === 24, `found ${batch.length} keys of home 0`);
+    expect(batch.length === 24, `found ${batch.length} keys of home ${last}`);
     const model = new TableModel();
     await table.insert(batch, batch);
     model.insert(batch, batch, false);
