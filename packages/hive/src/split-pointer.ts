@@ -22,7 +22,7 @@ export const HOMES = 32 / HOME_SLOTS;
 
 /**
  * A key's home (0 .. HOMES-1): the part of a bucket's key line it is placed in when that has room,
- * so most finds read one DRAM burst, not the whole line. The top bits of fmix32 (its low bits
+ * so most finds read one 32-byte sector, not the whole line. The top bits of fmix32 (its low bits
  * pick the stash line). The CPU twin of WGSL's `hv_home`.
  */
 export function homeOf(key: number): number {

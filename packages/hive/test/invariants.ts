@@ -19,7 +19,7 @@ export interface Layout {
   stashed: Set<number>;
   /** Live keys per table bucket. */
   bucketLoad: number[];
-  /** Live keys in their home in their first bucket (where finds read one DRAM burst). */
+  /** Live keys in their home in their first bucket (where finds read one 32-byte sector). */
   atHome: number;
 }
 

@@ -55,9 +55,9 @@ const EMPTY: u32 = 0xffffffffu;
 const TOMBSTONE: u32 = 0xfffffffeu;
 const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
+const CONTENDED_FLAG: u32 = 0x40000000u;
 const HOME_SLOTS: u32 = ${HOME_SLOTS}u;
 const HOMES: u32 = ${HOMES}u;
-const CONTENDED_FLAG: u32 = 0x40000000u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;
 const OP_INSERT_OR_ASSIGN: u32 = ${OP_INSERT_OR_ASSIGN}u;
@@ -102,7 +102,7 @@ fn hv_other(key: u32, c: u32) -> u32 {
 fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) & (params.stash_lines - 1u)); }
 /**
  * A key's home (\`HOME_SLOTS\` slots, part of its bucket's key line), where it is placed when that
- * has room, so most finds read one DRAM burst. The CPU twin is \`homeOf\`.
+ * has room, so most finds read one 32-byte sector. The CPU twin is \`homeOf\`.
  */
 fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(HOMES)}u; }
 /** The slots of home h of a bucket, as free-mask bits. */

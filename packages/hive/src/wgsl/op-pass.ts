@@ -44,14 +44,13 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
  * atomics.
  *
  * 1. Scan (WCME, transposed): the group reads the ops' first buckets, all at once, then the second
- *    buckets of the ops not found, then their stash lines while the stash holds keys. An erase
- *    retires its match (key -> TOMBSTONE, freed after the batch); an insert that finds its key is
- *    done (insertOrAssign stores the value).
+ *    buckets of the ops not found, then the stash lines of those whose first bucket has the stash
+ *    bit. An erase retires its match (key -> TOMBSTONE, freed after the batch); an insert that
+ *    finds its key is done (insertOrAssign stores the value).
  * 2. Claim (WABC): lanes wanting slots in one bucket, with one home (\`hv_home\`), share one
- *    atomicAnd on its free mask, which takes slots of that home first (so most finds read one
- *    DRAM burst); its
- *    bits are first guessed from the scan (slots whose key word was EMPTY) and then taken from what
- *    the atomic returned; each lane stores its value at once. A bucket known full sends the op to
+ *    atomicAnd on its free mask, which takes slots of that home first (so most finds read 32
+ *    bytes); its bits are first guessed from the scan (slots whose key word was EMPTY) and then
+ *    taken from what the atomic returned; each lane stores its value at once. A bucket known full sends the op to
  *    its second bucket with no atomic; both full defers it to the locked pass B.
  * 3. Check, then publish: two ops inserting one new key could claim two slots. Claims on one mask
  *    are totally ordered, and a claim sees which slots were claimed before it, so each op waits
@@ -123,8 +122,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 
     // 1. Scan: WCME over the first buckets; then the second buckets of the ops whose first bucket
     // has overflowed (otherwise the key can only be in the first) or is full (the claim goes
-    // there); then the stash lines of those that have sent keys to the stash. One call site in a loop: the scan is
-    // unrolled, and three copies of it cost registers and occupancy.
+    // there); then the stash lines of those whose first bucket has sent keys to the stash. One
+    // call site in a loop: the scan is unrolled, and three copies of it cost registers and occupancy.
     let go = st == S_SCAN;
     var placement = 0u;
     if (go) { placement = hv_placement(b1); }
