@@ -161,7 +161,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         let slot = step * cg_size() + cg_lane();
         if (slot < 32u && ((used >> slot) & 1u) == 1u) {
           let dst = hv_nth_bit(free, countOneBits(used & hv_low_mask(slot)));
-          // s may be the key's first bucket now: flag the key's home when dst is not in it.
+          // s may be the key's first bucket now: set the key's away bit when dst is not its home.
           let k = atomicLoad(&slots[hv_key_word(t, slot)]);
           if (dst / HOME_SLOTS != hv_home(k)) { atomicOr(&masks[params.lock_base + s], hv_away_bit(k)); }
           hv_move_out(t * 32u + slot, s * 32u + dst);
