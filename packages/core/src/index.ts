@@ -25,6 +25,7 @@ export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';
 export { assertNoReservedKeys } from './reserved-keys';
+export type { DeviceFindResult, FindResult } from './results';
 export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
 export type { PassTime, TimingResult } from './timing';

@@ -47,17 +47,7 @@ export interface InsertResult {
   failed: Uint32Array;
 }
 
-export interface FindResult {
-  /** The value of each found key; 0 where `found` is 0. */
-  values: Uint32Array;
-  /** 1 where the key was found, else 0. */
-  found: Uint8Array;
-}
-
-export interface DeviceFindResult {
-  values: DeviceArray<'u32'>;
-  found: DeviceArray<'u32'>;
-}
+export type { DeviceFindResult, FindResult } from '@gpuhash/core';
 
 export interface ApplyBatch {
   /** One op per entry: 0 insert, 1 insertOrAssign, 2 find, 3 erase (see `Op`). */
