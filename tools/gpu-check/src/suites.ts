@@ -25,6 +25,7 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
       import('../../../packages/hive/test/pressure.checks'),
       import('../../../packages/hive/test/resize.checks'),
       import('../../../packages/hive/test/stress.checks'),
+      import('../../../packages/hive/test/twins.checks'),
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },

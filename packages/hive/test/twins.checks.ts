@@ -1,0 +1,57 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
+import { awayBit, candidateBuckets, homeOf, splitPointerFor } from '../src';
+import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
+
+/**
+ * WGSL placement helpers against their CPU twins, on random keys and table sizes: a key's home
+ * (`hv_home` / `homeOf`), its away-filter bit (`hv_away_bit` / `awayBit`) and its two candidate
+ * buckets under a split pointer (`hv_b1`, `hv_b2` / `candidateBuckets`). The kernel writes four
+ * words per key.
+ */
+const twinsKernel: Kernel = {
+  name: 'hive.test.twins',
+  workgroupSize: 64,
+  source: composeWgsl(
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<u32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
+    let k = keys[i];
+    out[i] = vec4<u32>(hv_home(k), hv_away_bit(k), hv_b1(k), hv_b2(k));
+  }
+}
+`,
+    { modules: [gridModule, commonModule] },
+  ),
+};
+
+export const twinsChecks = defineChecks('hive/twins', [
+  {
+    name: 'hv_home, hv_away_bit, hv_b1 and hv_b2 match homeOf, awayBit and candidateBuckets',
+    async run({ gpu, rng, scale }) {
+      for (const buckets of [1, 3, 64, 1000 + rng.below(5000)]) {
+        const p = splitPointerFor(buckets);
+        const n = 4096 * scale;
+        const keys = new Uint32Array(n);
+        for (let i = 0; i < n; i++) keys[i] = rng.u32();
+        keys.set([0, 1, 0x80000000, 0xffffffff]);
+        const params = new Uint32Array(PARAM_WORDS);
+        params.set([n, p.n0, p.split]);
+        const [, , out] = await runKernelOnArrays(gpu, {
+          kernel: twinsKernel,
+          inputs: [params, keys, new Uint32Array(4 * n)],
+          uniforms: [0],
+          invocations: n,
+        });
+        const want = new Uint32Array(4 * n);
+        keys.forEach((k, i) => want.set([homeOf(k), awayBit(k), ...candidateBuckets(k, p)], 4 * i));
+        expectSameArrays(`${buckets} buckets: (home, away bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
+      }
+    },
+  },
+]);
