@@ -49,7 +49,10 @@ export const twinsChecks = defineChecks('hive/twins', [
           invocations: n,
         });
         const want = new Uint32Array(4 * n);
-        keys.forEach((k, i) => want.set([homeOf(k), awayBit(k), ...candidateBuckets(k, p)], 4 * i));
+        for (let i = 0; i < n; i++) {
+          const k = keys[i] as number;
+          want.set([homeOf(k), awayBit(k), ...candidateBuckets(k, p)], 4 * i);
+        }
         expectSameArrays(`${buckets} buckets: (home, away bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
       }
     },
