@@ -8,9 +8,10 @@ import { opBindings } from './op-pass';
 /**
  * Lanes per op in the locked pass: a cooperative group of 4 lanes scans a bucket in 8 steps, so
  * a subgroup of 32 runs 8 ops at once. The pass is a chain of dependent round trips per op, so
- * ops in flight matter more than the steps: on an H200 (2026-11-22, 2^27 slots at load 0.95) a
- * 2^22-op mixed batch's locked pass took 5.45 ms with 32 lanes per op, 3.85 with 16, 1.70 with 8,
- * 1.41 with 4 and 2.64 with 2.
+ * ops in flight matter more than the steps: on an H200 (2026-11-22, 2^27 slots at load 0.95, one
+ * perf-hive run at 5d92126, its second round) a 2^22-op mixed batch's locked pass took 4.45 ms
+ * with 32 lanes per op, 1.69 with 8 and 1.39 with 4; an earlier run had 16 lanes between 32 and 8,
+ * and 2 lanes slower than 4.
  */
 export const LOCKED_TILE = 4;
 
