@@ -18,9 +18,9 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
  * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
- * per lane were slower than one (hits at 0.5: 15.5 against 17.6 G/s). Reading the home's 8 values
- * together with its keys (same bucket, no dependent read after a hit) sped hits at load 0.5 up by
- * 17% but not at 0.95, and slowed misses by 35-55%.
+ * per lane were slower than one (hits at 0.5: 15.5 G/s on a faster host against 17.6). Reading
+ * the home's 8 values together with its keys (same bucket, no dependent read after a hit) sped
+ * hits at load 0.5 up by 17% but not at 0.95, and slowed misses by 35-55%.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
