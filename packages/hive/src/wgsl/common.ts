@@ -57,7 +57,6 @@ const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
 const CONTENDED_FLAG: u32 = 0x40000000u;
 const HOME_SLOTS: u32 = ${HOME_SLOTS}u;
-const HOMES: u32 = ${HOMES}u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;
 const OP_INSERT_OR_ASSIGN: u32 = ${OP_INSERT_OR_ASSIGN}u;

@@ -15,8 +15,8 @@ export const MAX_EVICTIONS = 16;
  * never lands twice. It looks for the key, then a free slot in either bucket; then it walks a
  * cuckoo path: from a full bucket to the alternate bucket of one of its keys, locking each bucket
  * it enters, until some key there has room in its alternate bucket (the group checks all 32 keys,
- * cg_size() at a time). Only then does it move anything, from the far end back: each victim is copied into its
- * alternate bucket before its old slot is overwritten, so no key is ever homeless, and a failed
+ * cg_size() at a time). Only then does it move anything, from the far end back: each victim is
+ * copied into its alternate bucket before its old slot is overwritten, so no key is ever homeless, and a failed
  * walk changes nothing. Without a path the key goes to its stash line; with the line full it is
  * reported pending. Locks are only ever tried: a lock held by another group releases everything
  * and the op retries from the kernel's main loop (never a spin inside this function). What the
@@ -94,7 +94,7 @@ fn hv_locked_insert(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32,
 fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, drain: bool, attempt: u32, spilled: bool, stashed: bool) -> u32 {
   let me = cg_lane() == leader;
   // Steps 1 and 2 again from one read of both buckets (and of the stash line, when the first
-  // bucket has overflowed: every store of k away from it flags it, under k's locks). With both
+  // bucket has its stash bit: every store of k in the stash sets it, under k's locks). With both
   // locks held and pass A over, a slot is free exactly when its key word is EMPTY.
   let line = hv_stash_bucket(k);
   let look_stash = stashed && !drain;

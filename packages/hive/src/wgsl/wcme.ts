@@ -50,47 +50,43 @@ fn hv_store_pair(g: u32, key: u32, value: u32) {
   );
 }
 
+/** Key lines each group loads before its first ballot: 16 lost more to the extra registers than it gained (H200, 2026-11-22). */
+const LINES_IN_FLIGHT = 8;
+
 /**
  * WCME for every lane's op at once (the "transposed" scan). Each lane of a group of S <= 32 lanes
  * owns one op; the group reads the S ops' buckets one after the other, each bucket's key line
- * cooperatively (lane L reads slots L, L + S, ...), but issues `linesInFlight` loads before the
+ * cooperatively (lane L reads slots L, L + S, ...), but issues \`LINES_IN_FLIGHT\` loads before the
  * first ballot, so a group keeps that many lines in flight instead of one. The ballots then give
- * each op's owner its slot masks. `load` reads a key word through the kernel's binding.
- * `linesInFlight`: 8 in the op passes; 16 lost more to the extra registers than it gained (H200,
- * 2026-11-22). (Finds no longer use it: they probe lane by lane, see find.ts.)
+ * each op's owner its slot masks. (Finds do not use it: they probe lane by lane, see find.ts.)
  */
-function lanesScanCode(name: string, load: (word: string) => string, withOthers: boolean, linesInFlight: number): string {
-  const ret = withOthers ? 'vec2<u32>' : 'u32';
+function lanesScanCode(): string {
   // The loads of a round unrolled, not a loop over an array: an array indexed in a loop may live
   // in memory, and storing a load's result there waits for the load, one line at a time.
-  const ts = Array.from({ length: linesInFlight }, (_, t) => t);
+  const ts = Array.from({ length: LINES_IN_FLIGHT }, (_, t) => t);
   const loads = ts
     .map(
       (t) => `    var w${t} = EMPTY;
     { let t = t0 + ${t}u; let j = t >> shift; let b = cg_broadcast(bkt, j);
-      if (((reading >> j) & 1u) != 0u) { w${t} = ${load('b * 64u + (t & (steps - 1u)) * cg_size() + cg_lane()')}; } }`,
+      if (((reading >> j) & 1u) != 0u) { w${t} = atomicLoad(&slots[b * 64u + (t & (steps - 1u)) * cg_size() + cg_lane()]); } }`,
     )
     .join('\n');
   const ballots = ts
     .map(
       (t) => `    { let t = t0 + ${t}u; let j = t >> shift; let step = t & (steps - 1u); let kj = cg_broadcast(key, j);
       let mx = hv_row_ballot(w${t} == kj, step);
-      ${
-        withOthers
-          ? `let my = hv_row_ballot(w${t} != kj && w${t} != EMPTY, step);
-      if (cg_lane() == j && go) { r |= vec2<u32>(mx, my); } }`
-          : `if (cg_lane() == j && go) { r |= mx; } }`
-      }`,
+      let my = hv_row_ballot(w${t} != kj && w${t} != EMPTY, step);
+      if (cg_lane() == j && go) { r |= vec2<u32>(mx, my); } }`,
     )
     .join('\n');
   return /* wgsl */ `
-fn ${name}(bkt: u32, key: u32, go: bool) -> ${ret} {
+fn hv_scan_lanes(bkt: u32, key: u32, go: bool) -> vec2<u32> {
   let steps = cg_steps(32u);
   let shift = firstTrailingBit(steps);
   let reading = cg_ballot32(go);
-  var r = ${ret}(0u);
-  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${linesInFlight} loads issued before their ballots.
-  for (var t0 = 0u; t0 < 32u; t0 += ${linesInFlight}u) {
+  var r = vec2<u32>(0u);
+  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${LINES_IN_FLIGHT} loads issued before their ballots.
+  for (var t0 = 0u; t0 < 32u; t0 += ${LINES_IN_FLIGHT}u) {
 ${loads}
 ${ballots}
   }
@@ -105,10 +101,5 @@ ${ballots}
  * Every lane of the group calls it together.
  */
 export function scanLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant(
-    'hive.scan-lanes',
-    subgroups,
-    lanesScanCode('hv_scan_lanes', (w) => `atomicLoad(&slots[${w}])`, true, 8),
-    [rowBallotModule(subgroups)],
-  );
+  return cooperativeVariant('hive.scan-lanes', subgroups, lanesScanCode(), [rowBallotModule(subgroups)]);
 }
