@@ -40,22 +40,19 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
 }`;
 
 /**
- * The key words of home h of bucket b that \`mask\` (bucket slot bits) names, all loaded at once
- * (one 32-byte sector; a loop with an early exit would wait for each load in turn), as bucket slot
- * masks: x: slots holding key; y: slots holding anything else but EMPTY. The check of a claim at
- * home reads through it.
+ * The key words of home h of bucket b, all loaded at once (they share one 32-byte sector), as
+ * bucket slot masks: x: slots holding key; y: slots holding anything else but EMPTY. The home
+ * probe of pass A and the check of a claim at home both read through it.
  */
 const homeKeysCode = /* wgsl */ `
-fn hv_home_keys(b: u32, h: u32, key: u32, mask: u32) -> vec2<u32> {
+fn hv_home_keys(b: u32, h: u32, key: u32) -> vec2<u32> {
   let w = hv_key_word(b, h * HOME_SLOTS);
-  let m = mask >> (h * HOME_SLOTS);
+${Array.from({ length: HOME_SLOTS }, (_, j) => `  let k${j} = atomicLoad(&slots[w + ${j}u]);`).join('\n')}
   var r = vec2<u32>(0u);
 ${Array.from(
   { length: HOME_SLOTS },
-  (_, j) => `  if ((m & ${1 << j}u) != 0u) {
-    let k = atomicLoad(&slots[w + ${j}u]);
-    r |= select(vec2<u32>(0u, ${1 << j}u), vec2<u32>(${1 << j}u, 0u), k == key) * vec2<u32>(select(1u, 0u, k == EMPTY));
-  }`,
+  (_, j) =>
+    `  r |= select(vec2<u32>(0u), vec2<u32>(${1 << j}u, 0u), k${j} == key) | select(vec2<u32>(0u), vec2<u32>(0u, ${1 << j}u), k${j} != key && k${j} != EMPTY);`,
 ).join('\n')}
   return r << vec2<u32>(h * HOME_SLOTS);
 }`;
@@ -70,18 +67,15 @@ ${Array.from(
  *    bit. An erase retires its match (key -> TOMBSTONE, freed after the batch); an insert that
  *    finds its key is done (insertOrAssign stores the value).
  * 2. Claim (WABC): lanes wanting slots in one bucket, with one home (\`hv_home\`), share one
- *    atomicAnd on its free mask, which takes slots of that home only, until it is full (so most
- *    finds read 32 bytes); its bits are first guessed from the scan (slots whose key word was
- *    EMPTY) and then taken from what the atomic returned; each lane stores its value at once. A
- *    bucket known full sends the op to its second bucket with no atomic; both full defers it to
- *    the locked pass B.
+ *    atomicAnd on its free mask, which takes slots of that home first (so most finds read 32
+ *    bytes); its bits are first guessed from the scan (slots whose key word was EMPTY) and then
+ *    taken from what the atomic returned; each lane stores its value at once. A bucket known full sends the op to
+ *    its second bucket with no atomic; both full defers it to the locked pass B.
  * 3. Check, then publish: two ops inserting one new key could claim two slots. Claims on one mask
  *    are totally ordered, and a claim sees which slots were claimed before it, so each op waits
  *    until those earlier claims are published (re-reading them in later rounds of this loop, never
  *    spinning), and backs off if one holds its key; a claim in the second bucket waits on the
- *    whole (full) first bucket likewise. A claim at home checks its home's slots alone: a twin
- *    that claimed before it found the home not yet full, so took a slot there too. Then it
- *    publishes its key over the value. The op that
+ *    whole (full) first bucket likewise. Then it publishes its key over the value. The op that
  *    claimed first wins; masks only lose free bits during the pass (nothing is freed until the
  *    release pass), which is what makes "earlier" well defined and the waits acyclic.
  * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch index.
@@ -152,23 +146,42 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     // call site in a loop: the scan is unrolled, and three copies of it cost registers and occupancy.
     let go = st == S_SCAN;
     var placement = 0u;
-    if (go) { placement = hv_placement(b1); }
-    let spilled = (placement & OVERFLOW_BIT) != 0u;
-    let stashed = (placement & STASH_BIT) != 0u;
     var at = NONE;
     var r1 = vec2<u32>(0u, 0u);
     var r2 = vec2<u32>(0u, 0u);
+    // 0. The home probe, lane by lane (as finds do): the key's home in b1 and b1's lock word. A key
+    // found there, or absent with its away bit clear (so in no other slot, bucket or stash line),
+    // needs no WCME scan: an erase is answered, and an insert claims from b1's free mask read now
+    // (which its home still has room in). Keys stored by this batch are its twins', which the
+    // claim check catches.
+    var probed = false;
+    var free1 = 0u;
+    if (go) {
+      let word = atomicLoad(&masks[params.lock_base + b1]);
+      placement = word & PLACEMENT_BITS;
+      r1 = hv_home_keys(b1, home, key);
+      if (r1.x != 0u) {
+        at = b1 * 32u + firstTrailingBit(r1.x);
+        probed = true;
+      } else if ((word & hv_away_bit(key)) == 0u) {
+        free1 = atomicLoad(&masks[b1]);
+        probed = op == OP_ERASE || (free1 & hv_home_slots(home)) != 0u;
+      }
+    }
+    let spilled = (placement & OVERFLOW_BIT) != 0u;
+    let stashed = (placement & STASH_BIT) != 0u;
+    let scan = go && !probed;
     var scanned2 = false;
     for (var phase = 0u; phase < 3u; phase++) {
       var bucket = b1;
-      var want = go;
+      var want = scan;
       if (phase == 1u) {
         bucket = b2;
-        want = go && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
+        want = scan && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
         scanned2 = want;
       } else if (phase == 2u) {
         bucket = hv_stash_bucket(key);
-        want = go && at == NONE && stash_live && stashed;
+        want = scan && at == NONE && stash_live && stashed;
       }
       if (cg_ballot32(want) == 0u) { continue; }
       let r = hv_scan_lanes(bucket, key, want);
@@ -199,7 +212,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     // 2. Claim: WABC, one atomic per bucket and group.
     var goal = b1;
     // The slots believed free (never fewer than are: slots are only taken during the pass).
-    var guess = ~(r1.x | r1.y);
+    var guess = select(~(r1.x | r1.y), free1, probed);
     var mine = NONE;
     var check1 = 0u;
     var check2 = 0u;
@@ -285,8 +298,8 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       if (st == S_CHECK) {
         var r = vec2<u32>(NONE, 0u);
         if ((check1 & ~hv_home_slots(home)) == 0u) {
-          // Only home slots to check: their loads all in flight at once.
-          let hk = hv_home_keys(b1, home, key, check1);
+          // Only home slots to check: read the home's 8 words at once.
+          let hk = hv_home_keys(b1, home, key);
           if ((hk.x & check1) != 0u) { r.x = b1 * 32u + firstTrailingBit(hk.x & check1); }
           r.y = check1 & ~(hk.x | hk.y);
         } else {
