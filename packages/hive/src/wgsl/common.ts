@@ -145,16 +145,10 @@ fn hv_lowest_bits(m: u32, k: u32) -> u32 {
   }
   return r;
 }
-/**
- * Up to k of the free slots in m, strictly home first: the lowest k of home h's free slots while
- * it has any, the lowest k others only once it has none (then fewer than k may come back). So a
- * claim lands away from its home only when the home was already full, which lets a claim at
- * home check for a twin claim of its key in its home alone (pass A, step 3).
- */
+/** k of the free slots in m, those of home h first (then the lowest others). */
 fn hv_pick_slots(m: u32, k: u32, h: u32) -> u32 {
-  let home = m & hv_home_slots(h);
-  if (home != 0u) { return hv_lowest_bits(home, k); }
-  return hv_lowest_bits(m, k);
+  let home = hv_lowest_bits(m & hv_home_slots(h), k);
+  return home | hv_lowest_bits(m & ~hv_home_slots(h), k - countOneBits(home));
 }
 /** The slots of home h that its first min(movers, HOME_SLOTS) movers take in an empty bucket. */
 fn hv_home_fill(movers: u32, h: u32) -> u32 { return hv_low_mask(min(countOneBits(movers), HOME_SLOTS)) << (HOME_SLOTS * h); }

@@ -1,6 +1,5 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
-import { HOME_SLOTS } from '../split-pointer';
 import { WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
@@ -40,24 +39,6 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
 }`;
 
 /**
- * The key words of home h of bucket b, all loaded at once (they share one 32-byte sector), as
- * bucket slot masks: x: slots holding key; y: slots holding anything else but EMPTY. The home
- * probe of pass A and the check of a claim at home both read through it.
- */
-const homeKeysCode = /* wgsl */ `
-fn hv_home_keys(b: u32, h: u32, key: u32) -> vec2<u32> {
-  let w = hv_key_word(b, h * HOME_SLOTS);
-${Array.from({ length: HOME_SLOTS }, (_, j) => `  let k${j} = atomicLoad(&slots[w + ${j}u]);`).join('\n')}
-  var r = vec2<u32>(0u);
-${Array.from(
-  { length: HOME_SLOTS },
-  (_, j) =>
-    `  r |= select(vec2<u32>(0u), vec2<u32>(${1 << j}u, 0u), k${j} == key) | select(vec2<u32>(0u), vec2<u32>(0u, ${1 << j}u), k${j} != key && k${j} != EMPTY);`,
-).join('\n')}
-  return r << vec2<u32>(h * HOME_SLOTS);
-}`;
-
-/**
  * Pass A of insert, insertOrAssign and mixed batches (whose finds ran before, in the find kernel):
  * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads and the
  * atomics.
@@ -86,7 +67,6 @@ export function opPassKernel(subgroups: boolean): Kernel {
       /* wgsl */ `
 ${opBindings}
 ${pushGroupCode}
-${homeKeysCode}
 
 const S_DONE: u32 = 0u;
 const S_SCAN: u32 = 1u;
@@ -146,42 +126,23 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     // call site in a loop: the scan is unrolled, and three copies of it cost registers and occupancy.
     let go = st == S_SCAN;
     var placement = 0u;
+    if (go) { placement = hv_placement(b1); }
+    let spilled = (placement & OVERFLOW_BIT) != 0u;
+    let stashed = (placement & STASH_BIT) != 0u;
     var at = NONE;
     var r1 = vec2<u32>(0u, 0u);
     var r2 = vec2<u32>(0u, 0u);
-    // 0. The home probe, lane by lane (as finds do): the key's home in b1 and b1's lock word. A key
-    // found there, or absent with its away bit clear (so in no other slot, bucket or stash line),
-    // needs no WCME scan: an erase is answered, and an insert claims from b1's free mask read now
-    // (which its home still has room in). Keys stored by this batch are its twins', which the
-    // claim check catches.
-    var probed = false;
-    var free1 = 0u;
-    if (go) {
-      let word = atomicLoad(&masks[params.lock_base + b1]);
-      placement = word & PLACEMENT_BITS;
-      r1 = hv_home_keys(b1, home, key);
-      if (r1.x != 0u) {
-        at = b1 * 32u + firstTrailingBit(r1.x);
-        probed = true;
-      } else if ((word & hv_away_bit(key)) == 0u) {
-        free1 = atomicLoad(&masks[b1]);
-        probed = op == OP_ERASE || (free1 & hv_home_slots(home)) != 0u;
-      }
-    }
-    let spilled = (placement & OVERFLOW_BIT) != 0u;
-    let stashed = (placement & STASH_BIT) != 0u;
-    let scan = go && !probed;
     var scanned2 = false;
     for (var phase = 0u; phase < 3u; phase++) {
       var bucket = b1;
-      var want = scan;
+      var want = go;
       if (phase == 1u) {
         bucket = b2;
-        want = scan && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
+        want = go && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
         scanned2 = want;
       } else if (phase == 2u) {
         bucket = hv_stash_bucket(key);
-        want = scan && at == NONE && stash_live && stashed;
+        want = go && at == NONE && stash_live && stashed;
       }
       if (cg_ballot32(want) == 0u) { continue; }
       let r = hv_scan_lanes(bucket, key, want);
@@ -211,8 +172,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 
     // 2. Claim: WABC, one atomic per bucket and group.
     var goal = b1;
-    // The slots believed free (never fewer than are: slots are only taken during the pass).
-    var guess = select(~(r1.x | r1.y), free1, probed);
+    var guess = ~(r1.x | r1.y);
     var mine = NONE;
     var check1 = 0u;
     var check2 = 0u;
@@ -266,11 +226,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           atomicStore(&slots[hv_vw(mine)], value);
           // Claimed before mine: taken before the atomic, or handed to a lower rank in it.
           let before = ~old | (got & hv_low_mask(slot));
-          if (goal == b1 && slot / HOME_SLOTS == home) {
-            // At home: a twin that claimed earlier is at home too (claims leave a home only once
-            // it is full, hv_pick_slots), so only the home's slots need checking.
-            check1 = before & hv_home_slots(home) & ~r1.y;
-          } else if (goal == b1) {
+          if (goal == b1) {
             check1 = before & ~r1.y;
           } else {
             check1 = ~r1.y;
@@ -296,15 +252,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
         break;
       }
       if (st == S_CHECK) {
-        var r = vec2<u32>(NONE, 0u);
-        if ((check1 & ~hv_home_slots(home)) == 0u) {
-          // Only home slots to check: read the home's 8 words at once.
-          let hk = hv_home_keys(b1, home, key);
-          if ((hk.x & check1) != 0u) { r.x = b1 * 32u + firstTrailingBit(hk.x & check1); }
-          r.y = check1 & ~(hk.x | hk.y);
-        } else {
-          r = hv_recheck(b1, key, check1);
-        }
+        var r = hv_recheck(b1, key, check1);
         var wait2 = 0u;
         if (r.x == NONE) {
           let r2b = hv_recheck(b2, key, check2);
