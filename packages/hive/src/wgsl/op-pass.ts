@@ -189,34 +189,15 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       // A second bucket not read (the first filled up after its scan): the locked pass decides.
       if (st == S_CLAIM && goal == b2 && !scanned2) { st = S_DEFER; }
       let claiming = st == S_CLAIM && guess != 0u;
-      var left = cg_ballot32(claiming);
       if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
-      // Lanes with the same bucket and home form one claim, led by the first of them.
-      var leader = cg_lane();
-      var rank = 0u;
-      var wanted = 0u;
-      loop {
-        if (left == 0u) { break; }
-        let l = firstTrailingBit(left);
-        let c = cg_broadcast(goal, l);
-        let hc = cg_broadcast(home, l);
-        let joins = claiming && goal == c && home == hc;
-        let same = cg_ballot32(joins);
-        if (joins) {
-          leader = l;
-          rank = countOneBits(same & hv_low_mask(cg_lane()));
-          wanted = countOneBits(same);
-        }
-        left &= ~same;
-      }
+      // EXPERIMENT: each lane claims for its own op, one atomic each.
+      let rank = 0u;
       var take = 0u;
       var old = 0u;
-      if (claiming && rank == 0u) {
-        take = hv_pick_slots(guess, wanted, home);
+      if (claiming) {
+        take = hv_pick_slots(guess, 1u, home);
         old = atomicAnd(&masks[goal], ~take);
       }
-      take = cg_broadcast(take, leader);
-      old = cg_broadcast(old, leader);
       if (claiming) {
         let got = take & old;
         guess = old & ~take;
