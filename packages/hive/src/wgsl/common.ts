@@ -145,10 +145,11 @@ fn hv_lowest_bits(m: u32, k: u32) -> u32 {
   }
   return r;
 }
-/** k of the free slots in m, those of home h first (then the lowest others). */
-fn hv_pick_slots(m: u32, k: u32, h: u32) -> u32 {
-  let home = hv_lowest_bits(m & hv_home_slots(h), k);
-  return home | hv_lowest_bits(m & ~hv_home_slots(h), k - countOneBits(home));
+/** One of the free slots in m, as a bit: home h's lowest while it has one, else the lowest (0: none free). */
+fn hv_pick_slot(m: u32, h: u32) -> u32 {
+  let home = m & hv_home_slots(h);
+  let pool = select(m, home, home != 0u);
+  return pool & (0u - pool);
 }
 /** The slots of home h that its first min(movers, HOME_SLOTS) movers take in an empty bucket. */
 fn hv_home_fill(movers: u32, h: u32) -> u32 { return hv_low_mask(min(countOneBits(movers), HOME_SLOTS)) << (HOME_SLOTS * h); }

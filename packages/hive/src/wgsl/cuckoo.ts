@@ -146,7 +146,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     if (e == 0u) { continue; }
     var got = 0u;
     if (me) {
-      let take = hv_pick_slots(e, 1u, hv_home(k));
+      let take = hv_pick_slot(e, hv_home(k));
       got = take & atomicAnd(&masks[c], ~take);
     }
     got = cg_broadcast(got, leader);
@@ -212,7 +212,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       // Claim the slot the hint saw free with the atomic itself; if it went meanwhile, WABC decides.
       var got = 0u;
       if (me) {
-        let take = hv_pick_slots(cand_free, 1u, cand_home);
+        let take = hv_pick_slot(cand_free, cand_home);
         got = take & atomicAnd(&masks[cand_alt], ~take);
       }
       got = cg_broadcast(got, leader);

@@ -8,7 +8,7 @@ import { scanLanesModule, wcmeModule } from './wcme';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
 export const CHECK_ROUNDS = 4096;
-/** WABC rounds per group before the remaining claims are deferred to the locked pass. */
+/** Claim attempts per op (each one atomic) before it is deferred to the locked pass. */
 export const CLAIM_ROUNDS = 1024;
 
 /** The bindings every op pass (A and B) shares; insert batches bind keys as ops and a dummy as out. */
@@ -40,18 +40,19 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
 
 /**
  * Pass A of insert, insertOrAssign and mixed batches (whose finds ran before, in the find kernel):
- * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads and the
- * atomics.
+ * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads.
  *
  * 1. Scan (WCME, transposed): the group reads the ops' first buckets, all at once, then the second
  *    buckets of the ops not found, then the stash lines of those whose first bucket has the stash
  *    bit. An erase retires its match (key -> TOMBSTONE, freed after the batch); an insert that
  *    finds its key is done (insertOrAssign stores the value).
- * 2. Claim (WABC): lanes wanting slots in one bucket, with one home (\`hv_home\`), share one
- *    atomicAnd on its free mask, which takes slots of that home first (so most finds read 32
- *    bytes); its bits are first guessed from the scan (slots whose key word was EMPTY) and then
- *    taken from what the atomic returned; each lane stores its value at once. A bucket known full sends the op to
- *    its second bucket with no atomic; both full defers it to the locked pass B.
+ * 2. Claim (WABC): each lane claims a slot for its own op with one atomicAnd on the bucket's free
+ *    mask, a slot of the key's home (\`hv_home\`) while it has one (so most finds read 32 bytes);
+ *    the free bits are first guessed from the scan (slots whose key word was EMPTY), then taken
+ *    from what the atomic returned; the lane stores its value at once. (Gathering the claims of
+ *    lanes on one bucket into one atomic merged almost nothing with millions of buckets and cost
+ *    7% of the pass on an H200.) A bucket known full sends the op to its second bucket with no
+ *    atomic; both full defers it to the locked pass B.
  * 3. Check, then publish: two ops inserting one new key could claim two slots. Claims on one mask
  *    are totally ordered, and a claim sees which slots were claimed before it, so each op waits
  *    until those earlier claims are published (re-reading them in later rounds of this loop, never
@@ -170,52 +171,44 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       }
     }
 
-    // 2. Claim: WABC, one atomic per bucket and group.
+    // 2. Claim: one atomicAnd per op and attempt, by the op's own lane.
     var goal = b1;
     var guess = ~(r1.x | r1.y);
     var mine = NONE;
     var check1 = 0u;
     var check2 = 0u;
-    for (var round = 0u; round < CLAIM_ROUNDS; round++) {
-      if (st == S_CLAIM && guess == 0u) {
+    for (var round = 0u; round < CLAIM_ROUNDS && st == S_CLAIM; round++) {
+      if (guess == 0u) {
         // Full (it stays full: nothing is freed during the pass).
         if (goal == b1 && b2 != b1) {
           goal = b2;
           guess = ~(r2.x | r2.y);
         } else {
           st = S_DEFER;
+          break;
         }
       }
       // A second bucket not read (the first filled up after its scan): the locked pass decides.
-      if (st == S_CLAIM && goal == b2 && !scanned2) { st = S_DEFER; }
-      let claiming = st == S_CLAIM && guess != 0u;
-      if (cg_ballot32(st == S_CLAIM) == 0u) { break; }
-      // EXPERIMENT: each lane claims for its own op, one atomic each.
-      let rank = 0u;
-      var take = 0u;
-      var old = 0u;
-      if (claiming) {
-        take = hv_pick_slots(guess, 1u, home);
-        old = atomicAnd(&masks[goal], ~take);
+      if (goal == b2 && !scanned2) {
+        st = S_DEFER;
+        break;
       }
-      if (claiming) {
-        let got = take & old;
-        guess = old & ~take;
-        if (rank < countOneBits(got)) {
-          let slot = hv_nth_bit(got, rank);
-          mine = goal * 32u + slot;
-          atomicStore(&slots[hv_vw(mine)], value);
-          // Claimed before mine: taken before the atomic, or handed to a lower rank in it.
-          let before = ~old | (got & hv_low_mask(slot));
-          if (goal == b1) {
-            check1 = before & ~r1.y;
-          } else {
-            check1 = ~r1.y;
-            check2 = before & ~r2.y;
-          }
-          hv_placed(key, mine);
-          st = S_CHECK;
+      let take = hv_pick_slot(guess, home);
+      let old = atomicAnd(&masks[goal], ~take);
+      guess = old & ~take;
+      if ((take & old) != 0u) {
+        let slot = firstTrailingBit(take);
+        mine = goal * 32u + slot;
+        atomicStore(&slots[hv_vw(mine)], value);
+        // Claimed before mine: whatever the atomic found taken.
+        if (goal == b1) {
+          check1 = ~old & ~r1.y;
+        } else {
+          check1 = ~r1.y;
+          check2 = ~old & ~r2.y;
         }
+        hv_placed(key, mine);
+        st = S_CHECK;
       }
     }
     if (st == S_CLAIM) { st = S_DEFER; }
