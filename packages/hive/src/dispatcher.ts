@@ -1,7 +1,8 @@
-import type { Gpu, Kernel } from '@gpuhash/core';
+import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
-import type { HiveStorage } from './storage';
-import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS } from './wgsl/common';
+import type { BulkScratch, HiveStorage } from './storage';
+import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel } from './wgsl/bulk';
+import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
@@ -27,6 +28,7 @@ export interface ParamFields {
   mode?: number;
   aux0?: number;
   aux1?: number;
+  aux2?: number;
   /** Linear hashing state the dispatch addresses with (default: the table's). */
   pointer?: SplitPointer;
 }
@@ -39,6 +41,11 @@ export interface OpBatch {
   out?: GPUBuffer;
   n: number;
   mode: number;
+  /**
+   * The bulk build's spill list (a count, then batch indices): only those entries run, read from
+   * the batch by index. The failed list is not reset (the bulk scatter has reported into it).
+   */
+  listed?: GPUBuffer;
 }
 
 /**
@@ -85,6 +92,7 @@ export class Dispatcher {
       f.mode ?? 0,
       f.aux0 ?? 0,
       f.aux1 ?? 0,
+      f.aux2 ?? 0,
     ]);
     return words;
   }
@@ -116,10 +124,10 @@ export class Dispatcher {
   encodeOpPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites, start = 0, count = b.n): void {
     const s = this.storage;
     s.ensureLists(Math.min(count, this.chunk));
-    encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
+    encoder.clearBuffer(s.lists, 0, (b.listed ? 2 : LIST_HEADER) * 4);
     if (count === 0) return;
     let [first, last] = splitTimestamps(timestampWrites);
-    const bindings = [s.slots, s.meta, b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
+    const bindings = [s.slots, s.meta, b.listed ?? b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
     const end = start + count;
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
@@ -131,7 +139,7 @@ export class Dispatcher {
       const n = Math.min(this.chunk, end - at);
       // The deferred and freed lists are consumed within a chunk.
       if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
-      const fields = { n, mode: b.mode, aux1: at };
+      const fields = { n, mode: b.mode, aux1: at, aux2: b.listed ? 1 : 0 };
       this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
       this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
       this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
@@ -139,6 +147,34 @@ export class Dispatcher {
         timestampWrites: at + n === end ? last : undefined,
       });
     }
+  }
+
+  /**
+   * An insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each region in
+   * workgroup memory, then the op passes over the keys it spilled. Reserved keys are reported
+   * in the failed list, as pass A reports them. With timestamp writes, the count pass writes the
+   * beginning and the last pass B the end.
+   */
+  encodeBulkInsert(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, timestampWrites?: GPUComputePassTimestampWrites): void {
+    const s = this.storage;
+    const { n, keys, values } = b;
+    const regions = scratch.regions;
+    s.ensureLists(Math.min(n, this.chunk));
+    encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
+    encoder.clearBuffer(scratch.counts, 0, regions * 4);
+    encoder.clearBuffer(scratch.spill, 0, 4);
+    const [first, last] = splitTimestamps(timestampWrites);
+    this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.counts], { n }, { timestampWrites: first });
+    encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, regions);
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.pairs, scratch.origin, s.lists], { n });
+    this.dispatch(
+      encoder,
+      bulkBuildKernel(),
+      regions * WORKGROUP_SIZE,
+      [s.slots, s.meta, scratch.pairs, scratch.origin, scratch.cursors, s.counters, scratch.spill],
+      { n: regions, mode: b.mode, aux0: this.buckets },
+    );
+    this.encodeOpPasses(encoder, { keys, values, n, mode: b.mode, listed: scratch.spill }, last);
   }
 
   /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */

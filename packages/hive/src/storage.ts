@@ -1,5 +1,6 @@
 import { type Gpu, LimitExceededError } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
+import { REGION_BUCKETS } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
@@ -34,6 +35,23 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
   );
 }
 
+/** Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a pair, its batch index, a spill entry; per region, a count and a cursor. */
+export interface BulkScratch {
+  pairs: GPUBuffer;
+  origin: GPUBuffer;
+  spill: GPUBuffer;
+  counts: GPUBuffer;
+  cursors: GPUBuffer;
+  /** Keys of the largest batch it holds. */
+  n: number;
+  regions: number;
+}
+
+/** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the pairs). */
+export function bulkPairsBytes(n: number): number {
+  return n * 8;
+}
+
 /**
  * The GPU buffers of one table. slots: the table's buckets, then the stash lines (bucket
  * nalloc + j is stash line j). meta: one free mask per bucket (table and stash), then one lock
@@ -50,6 +68,7 @@ export class HiveStorage {
   readonly dummyOut: GPUBuffer;
   nalloc: number;
   stashLines: number;
+  private bulk: BulkScratch | undefined;
 
   constructor(
     private readonly gpu: Gpu,
@@ -95,7 +114,33 @@ export class HiveStorage {
     return this.gpu.createBuffer((LIST_HEADER + 3 * cap) * 4, 'hive.lists');
   }
 
+  /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
+  bulkScratch(n: number, buckets: number): BulkScratch {
+    const regions = Math.ceil(buckets / REGION_BUCKETS);
+    const old = this.bulk;
+    if (old && old.n >= n && old.regions === regions) return old;
+    const size = Math.max(n, old?.n ?? 0);
+    this.destroyBulk();
+    this.bulk = {
+      pairs: this.gpu.createBuffer(bulkPairsBytes(size), 'hive.bulk.pairs'),
+      origin: this.gpu.createBuffer(size * 4, 'hive.bulk.origin'),
+      spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
+      counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
+      cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
+      n: size,
+      regions,
+    };
+    return this.bulk;
+  }
+
+  private destroyBulk(): void {
+    const b = this.bulk;
+    if (b) for (const buffer of [b.pairs, b.origin, b.spill, b.counts, b.cursors]) buffer.destroy();
+    this.bulk = undefined;
+  }
+
   destroy(): void {
     for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
+    this.destroyBulk();
   }
 }

@@ -3,7 +3,7 @@ import { Dispatcher, OP_CHUNK, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { assertNoReservedKeys, CONTENDED_FLAG, RESERVED_FLAG, withoutContention } from './sentinels';
 import { BUCKET_SLOTS, type SplitPointer } from './split-pointer';
-import { HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
+import { bulkPairsBytes, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -17,6 +17,7 @@ import type {
   KeysInput,
   U32Input,
 } from './types';
+import { BULK_WORKGROUP_BYTES } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
@@ -56,6 +57,8 @@ export class HiveTable {
   readonly maxEvictions: number;
   /** Whether the cooperative groups are subgroups (else groups of one invocation). */
   readonly subgroups: boolean;
+  /** Which insert batches take the bulk build (see HiveOptions.bulkInsert). */
+  readonly bulkInsert: 'auto' | 'always' | 'never';
 
   private constructor(
     readonly gpu: Gpu,
@@ -69,6 +72,7 @@ export class HiveTable {
     this.resizeBatch = options.resizeBatch ?? 4096;
     this.maxEvictions = options.maxEvictions ?? 8;
     this.subgroups = subgroups;
+    this.bulkInsert = options.bulkInsert ?? 'auto';
     this.storage = new HiveStorage(gpu, buckets);
     this.d = new Dispatcher(gpu, this.storage, buckets, subgroups, this.maxEvictions, options.opChunk ?? OP_CHUNK);
     this.resizer = new Resizer(gpu, this.storage, this.d, this, {
@@ -95,6 +99,9 @@ export class HiveTable {
       throw new RangeError(`${where}: maxEvictions must be an integer in 1..${MAX_EVICTIONS}, got ${evict}`);
     const chunk = options.opChunk ?? 1;
     if (!Number.isInteger(chunk) || chunk < 1) throw new RangeError(`${where}: opChunk must be a positive integer, got ${chunk}`);
+    const bulk = options.bulkInsert ?? 'auto';
+    if (bulk !== 'auto' && bulk !== 'always' && bulk !== 'never')
+      throw new RangeError(`${where}: bulkInsert must be 'auto', 'always' or 'never', got ${String(bulk)}`);
     const subgroups = options.subgroups ?? gpu.subgroups.supported;
     if (subgroups && !gpu.subgroups.supported)
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
@@ -471,7 +478,32 @@ export class HiveTable {
     this.assertAlive();
     const mode = options.assign ? MODE_ASSIGN : MODE_INSERT;
     this.stale = true;
-    this.d.encodeOpPasses(encoder, { keys, values, n, mode }, options.timestampWrites);
+    this.encodeInsertPasses(encoder, { keys, values, n, mode }, options.timestampWrites);
+  }
+
+  /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. Returns the path. */
+  private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): 'bulk' | 'passes' {
+    if (this.useBulk(b.n)) {
+      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
+      return 'bulk';
+    }
+    this.d.encodeOpPasses(encoder, b, timestampWrites);
+    return 'passes';
+  }
+
+  /**
+   * Whether an insert batch of n keys takes the bulk build. Each region it touches costs a load and a
+   * store of 8 KiB, worth it from about 64 keys a region: 'auto' asks for n >= capacity / 16. On a
+   * software adapter workgroup memory is no faster than the rest, so 'auto' keeps the op passes.
+   */
+  private useBulk(n: number): boolean {
+    if (this.bulkInsert === 'never' || n === 0) return false;
+    const limits = this.gpu.limits;
+    if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES) return false;
+    if (bulkPairsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
+    if (this.bulkInsert === 'always') return true;
+    if (this.gpu.isSoftware) return false;
+    return n >= 1 << 15 && n * 16 >= this.d.buckets * BUCKET_SLOTS;
   }
 
   /** Looks up n keys; writes values and found flags (u32 each). One pass. */
@@ -536,6 +568,21 @@ export class HiveTable {
   /** A mixed batch's passes; the failed indices without the contention marker (host-array apply re-runs them, device-array apply reports them). */
   private async runApplyPasses(ops: GPUBuffer, keys: GPUBuffer, values: GPUBuffer, out: GPUBuffer, n: number): Promise<Uint32Array> {
     return withoutContention(await this.runOpPasses({ ops, keys, values, out, n, mode: MODE_APPLY }));
+  }
+
+  /**
+   * An insert batch by the bulk build in one submission, when `useBulk` says so; otherwise, or when
+   * the failed list may have overflowed (it keeps one chunk's worth), by `runOpPasses`, which reads
+   * every failure back (inserting the batch again changes nothing: it is idempotent).
+   */
+  private async runBulkInsert(b: OpBatch): Promise<Uint32Array> {
+    if (!this.useBulk(b.n)) return this.runOpPasses(b);
+    const encoder = this.gpu.device.createCommandEncoder();
+    this.stale = true;
+    this.encodeInsertPasses(encoder, b);
+    this.gpu.submit([encoder.finish()]);
+    const failed = await this.refresh();
+    return failed.length < this.storage.listCap ? failed : this.runOpPasses(b);
   }
 
   private async runOpPasses(b: OpBatch): Promise<Uint32Array> {
@@ -641,7 +688,8 @@ export class HiveTable {
         // An insert batch is idempotent (present keys stay, or get the same batch values again), so
         // after expanding, the whole batch simply runs again: no key is ever dropped.
         for (let attempt = 0; ; attempt++) {
-          failed = await this.runOpPasses({ keys: batch.keys, values: batch.values as GPUBuffer, n: batch.n, mode });
+          const b: OpBatch = { keys: batch.keys, values: batch.values as GPUBuffer, n: batch.n, mode };
+          failed = attempt === 0 ? await this.runBulkInsert(b) : await this.runOpPasses(b);
           this.throwOnReserved(what, failed);
           if (failed.length === 0 || attempt >= 8) break;
           // Inserts that lost their bucket locks to other ops of the batch run again, twice; after

@@ -26,6 +26,13 @@ export interface HiveOptions {
    */
   subgroups?: boolean;
   /**
+   * Insert batches by the bulk build (partitioned by region, each region built in workgroup memory;
+   * see the README). 'auto' (default): batches of at least 2^15 keys and 1/16 of the capacity, on a
+   * hardware adapter; 'always': every insert batch the device's limits allow (tests use it on
+   * SwiftShader); 'never': always the op passes. Mixed batches (`apply`) never take it.
+   */
+  bulkInsert?: 'auto' | 'always' | 'never';
+  /**
    * @internal Batch entries per op pass (default 2^22): larger batches run in chunks, which bounds
    * the per-batch scratch lists. Tests lower it to exercise the chunking.
    */

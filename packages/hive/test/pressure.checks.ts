@@ -56,6 +56,8 @@ export const pressureChecks = defineChecks('hive/pressure', [
       await expectLayoutMatches(table, model, 'after assigning stashed keys');
       table.destroy();
     },
+
+    true,
   ),
   ...perVariant(
     'a full pair of buckets makes room by a two-step cuckoo path; a path bound of one sends the keys to the stash',

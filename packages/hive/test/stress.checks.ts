@@ -49,6 +49,8 @@ export const stressChecks = defineChecks('hive/stress', [
       for (const a of [dk, dv]) a.destroy();
       table.destroy();
     },
+
+    true,
   ),
   ...perVariant(
     'stress: mixed batches at load 0.95 with hot conflicting keys: no wrong value, no lost key, no duplicate',

@@ -17,16 +17,25 @@ export function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
-/** The two ways a table forms cooperative groups: the device's subgroups, and groups of one lane. */
+/**
+ * The two ways a table forms cooperative groups: the device's subgroups, and groups of one lane
+ * (insert batches take the bulk build when 'auto' says so: on hardware, large batches).
+ */
 export const variants = [
-  { name: 'subgroups', subgroups: true },
-  { name: 'fallback', subgroups: false },
+  { name: 'subgroups', subgroups: true, bulk: false },
+  { name: 'fallback', subgroups: false, bulk: false },
 ] as const;
-export type Variant = (typeof variants)[number];
+/** Every insert batch by the bulk build (its spilled keys through subgroup op passes). */
+export const bulkVariant = { name: 'bulk build', subgroups: true, bulk: true } as const;
+export type Variant = (typeof variants)[number] | typeof bulkVariant;
 
-/** One check per variant; the subgroup one is skipped on devices without subgroups. */
-export function perVariant(name: string, run: (ctx: CheckContext, v: Variant) => Promise<void>): GpuCheck[] {
-  return variants.map((v) => ({
+/**
+ * One check per variant (and the bulk build's with `withBulk`); a subgroup one is skipped on
+ * devices without subgroups.
+ */
+export function perVariant(name: string, run: (ctx: CheckContext, v: Variant) => Promise<void>, withBulk = false): GpuCheck[] {
+  const all: Variant[] = withBulk ? [...variants, bulkVariant] : [...variants];
+  return all.map((v) => ({
     name: `${v.name}: ${name}`,
     async run(ctx: CheckContext) {
       if (v.subgroups && !ctx.gpu.subgroups.supported) return;
@@ -36,7 +45,7 @@ export function perVariant(name: string, run: (ctx: CheckContext, v: Variant) =>
 }
 
 export function createTable(gpu: Gpu, v: Variant, options: HiveOptions): Promise<HiveTable> {
-  return HiveTable.create(gpu, { ...options, subgroups: v.subgroups });
+  return HiveTable.create(gpu, { ...options, subgroups: v.subgroups, ...(v.bulk ? { bulkInsert: 'always' as const } : {}) });
 }
 
 async function expectFinds(table: HiveTable, model: TableModel, probe: Uint32Array, what: string): Promise<void> {
@@ -104,11 +113,50 @@ async function randomSequence({ gpu, rng, scale }: CheckContext, v: Variant, gro
   table.destroy();
 }
 
+/** Reserved keys in host and device batches, by the op passes or the bulk build. */
+async function refusesReserved(gpu: Gpu, rng: CheckContext['rng'], bulkInsert: 'never' | 'always'): Promise<void> {
+  const table = await HiveTable.create(gpu, { capacity: 256, bulkInsert });
+  for (const reserved of RESERVED_KEYS) {
+    const keys = universe(rng, 20);
+    const at = rng.below(20);
+    keys[at] = reserved;
+    let error: unknown;
+    await table.insert(keys, new Uint32Array(20)).catch((e) => (error = e));
+    expect(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
+    expect(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
+    expect(table.size === 0, 'a refused batch changed the table');
+    let findError: unknown;
+    await table.find(keys).catch((e) => (findError = e));
+    expect(findError instanceof RangeError, 'find accepted a reserved key');
+    let applyError: unknown;
+    await table.apply({ ops: new Uint8Array(20), keys }).catch((e) => (applyError = e));
+    expect(applyError instanceof RangeError, 'apply accepted a reserved key');
+  }
+  // Device-resident input is validated on the GPU: the others are applied, the error names the index.
+  const keys = universe(rng, 30);
+  keys[7] = RESERVED_KEYS[0] as number;
+  const dk = gpu.upload(keys);
+  const dv = gpu.upload(new Uint32Array(30).fill(5));
+  let deviceError: unknown;
+  await table.insert(dk, dv).catch((e) => (deviceError = e));
+  expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
+  expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
+  let eraseError: unknown;
+  await table.erase(dk).catch((e) => (eraseError = e));
+  expect(eraseError instanceof RangeError && String(eraseError.message).includes('index 7'), `device erase: ${eraseError}`);
+  expect(table.size === 0, `device erase left ${table.size} keys`);
+  dk.destroy();
+  dv.destroy();
+  table.destroy();
+}
+
 export const tableChecks = defineChecks('hive/table', [
-  ...perVariant('random insert/insertOrAssign/erase/find/apply sequences match a CPU model (with growth)', (ctx, v) =>
-    randomSequence(ctx, v, true),
+  ...perVariant(
+    'random insert/insertOrAssign/erase/find/apply sequences match a CPU model (with growth)',
+    (ctx, v) => randomSequence(ctx, v, true),
+    true,
   ),
-  ...perVariant('random sequences match a CPU model in a large table (no growth)', (ctx, v) => randomSequence(ctx, v, false)),
+  ...perVariant('random sequences match a CPU model in a large table (no growth)', (ctx, v) => randomSequence(ctx, v, false), true),
   ...perVariant(
     'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',
     async ({ gpu, rng, scale }, v) => {
@@ -132,39 +180,7 @@ export const tableChecks = defineChecks('hive/table', [
   {
     name: 'reserved keys are refused with a RangeError naming the index, and nothing is applied',
     async run({ gpu, rng }) {
-      const table = await HiveTable.create(gpu, { capacity: 256 });
-      for (const reserved of RESERVED_KEYS) {
-        const keys = universe(rng, 20);
-        const at = rng.below(20);
-        keys[at] = reserved;
-        let error: unknown;
-        await table.insert(keys, new Uint32Array(20)).catch((e) => (error = e));
-        expect(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
-        expect(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
-        expect(table.size === 0, 'a refused batch changed the table');
-        let findError: unknown;
-        await table.find(keys).catch((e) => (findError = e));
-        expect(findError instanceof RangeError, 'find accepted a reserved key');
-        let applyError: unknown;
-        await table.apply({ ops: new Uint8Array(20), keys }).catch((e) => (applyError = e));
-        expect(applyError instanceof RangeError, 'apply accepted a reserved key');
-      }
-      // Device-resident input is validated on the GPU: the others are applied, the error names the index.
-      const keys = universe(rng, 30);
-      keys[7] = RESERVED_KEYS[0] as number;
-      const dk = gpu.upload(keys);
-      const dv = gpu.upload(new Uint32Array(30).fill(5));
-      let deviceError: unknown;
-      await table.insert(dk, dv).catch((e) => (deviceError = e));
-      expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
-      expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
-      let eraseError: unknown;
-      await table.erase(dk).catch((e) => (eraseError = e));
-      expect(eraseError instanceof RangeError && String(eraseError.message).includes('index 7'), `device erase: ${eraseError}`);
-      expect(table.size === 0, `device erase left ${table.size} keys`);
-      dk.destroy();
-      dv.destroy();
-      table.destroy();
+      for (const bulkInsert of ['never', 'always'] as const) await refusesReserved(gpu, rng, bulkInsert);
     },
   },
   ...perVariant(

@@ -60,7 +60,8 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
  *    whole (full) first bucket likewise. Then it publishes its key over the value. The op that
  *    claimed first wins; masks only lose free bits during the pass (nothing is freed until the
  *    release pass), which is what makes "earlier" well defined and the waits acyclic.
- * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch index.
+ * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch
+ * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts).
  */
 export function opPassKernel(subgroups: boolean): Kernel {
   return cachedKernel('op-pass', subgroups ? 'sg' : 'fb', () =>
@@ -76,6 +77,7 @@ const S_CHECK: u32 = 3u;
 const S_DEFER: u32 = 4u;
 
 var<workgroup> wg_stash: u32;
+var<workgroup> wg_listed: u32;
 
 /** Re-reads the key words of bucket b's slots in \`mask\`: x: the first holding key (NONE if none); y: those still EMPTY. */
 fn hv_recheck(b: u32, key: u32, mask: u32) -> vec2<u32> {
@@ -97,17 +99,24 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   // Only this batch's erases change the stash count during the pass: reading it once is safe.
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
+  // Listed (aux2 = 1: the bulk build's spill): entry j is batch index ops[1 + j], for j < ops[0].
+  let listed = params.aux2 != 0u;
+  if (lid == 0u) { wg_listed = select(0xffffffffu, ops[0], listed); }
+  let list_len = workgroupUniformLoad(&wg_listed);
   let apply = params.mode == MODE_APPLY;
   ${chunkLoop('params.n')} {
     // This dispatch covers batch entries aux1 .. aux1 + n - 1 (large batches run in chunks).
     let local = base + lid;
-    let i = params.aux1 + local;
+    let j = params.aux1 + local;
+    let live = local < params.n && j < list_len;
+    var i = j;
+    if (listed && live) { i = ops[1u + j]; }
     var st = S_DONE;
     var op = OP_FIND;
     var key = EMPTY;
     var value = 0u;
     var status = 0u;
-    if (local < params.n) {
+    if (live) {
       key = keys[i];
       op = select(params.mode, ops[i], apply);
       if (key >= TOMBSTONE || op > OP_ERASE) {
@@ -254,7 +263,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     hv_push_group(L_FREED, freed != NONE, freed);
     hv_push_group(L_DEFERRED, st == S_DEFER, i);
     if (st == S_DEFER) { count(T_DEFERRED, 1u); }
-    if (apply && local < params.n && st != S_DEFER && op != OP_FIND) { out[i] = vec2<u32>(0u, status); }
+    if (apply && live && st != S_DEFER && op != OP_FIND) { out[i] = vec2<u32>(0u, status); }
   }
   flush_tallies(lid);
 }

@@ -1,0 +1,227 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { BUCKET_SLOTS } from '../split-pointer';
+import { commonModule, WORKGROUP_SIZE } from './common';
+import { cachedKernel, entryPoint } from './kernel-cache';
+
+/**
+ * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
+ * most of its time on scattered global traffic: a line scan, a free-mask atomic and two stores per
+ * key, each in a different random place. Here the batch is first partitioned by region (a run of
+ * `REGION_BUCKETS` buckets, by the key's first bucket):
+ *   1. count: keys per region;
+ *   2. scan the counts into region offsets (device-wide exclusive scan);
+ *   3. scatter: pairs grouped by region, each with its batch index;
+ *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
+ *      into workgroup memory, runs the same protocol there as pass A (look for the key in its first
+ *      bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
+ *      claims for a twin of the key), and writes the region back with coalesced stores;
+ *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
+ *      their second bucket or the stash, so the key may live there) go through the ordinary op
+ *      passes (A, release, B) by batch index, in "listed" mode.
+ * The placement is the one pass A makes (first bucket, home first; the away bits set likewise), so
+ * the rest of the table does not know which path placed a key.
+ */
+export const REGION_BUCKETS = 32;
+const REGION_SLOTS = REGION_BUCKETS * BUCKET_SLOTS;
+/** Workgroup memory of the build: keys, values, masks and lock words of a region. */
+export const BULK_WORKGROUP_BYTES = 4 * (2 * REGION_SLOTS + 2 * REGION_BUCKETS) + 16;
+
+const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
+const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
+
+/** Bindings: params (n = batch), keys, counts (atomic, one per region). */
+export function bulkCountKernel(): Kernel {
+  return cachedKernel('bulk.count', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+${entryPoint()} {
+  ${gridLoop} {
+    let key = keys[i];
+    if (key < TOMBSTONE) { atomicAdd(&counts[${region}], 1u); }
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as its
+ * region's end offset), pairs (out: key, value), origin (out: batch index), lists (reserved keys
+ * are reported in the failed list, as pass A reports them).
+ */
+export function bulkScatterKernel(): Kernel {
+  return cachedKernel('bulk.scatter', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read> values: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(5) var<storage, read_write> origin: array<u32>;
+@group(0) @binding(6) var<storage, read_write> lists: array<atomic<u32>>;
+${entryPoint()} {
+  ${gridLoop} {
+    let key = keys[i];
+    if (key >= TOMBSTONE) {
+      let at = atomicAdd(&lists[L_FAILED], 1u);
+      if (at < params.list_cap) { atomicStore(&lists[LIST_HEADER + L_FAILED * params.list_cap + at], i | RESERVED_FLAG); }
+      continue;
+    }
+    let at = atomicAdd(&cursors[${region}], 1u);
+    pairs[at] = vec2<u32>(key, values[i]);
+    origin[at] = i;
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
+ * region's keys in rounds of one per invocation, a barrier between claiming and checking. Bindings:
+ * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots and
+ * masks (plain: nothing else touches the table in this dispatch), pairs, origin, ends (region end
+ * offsets), counters, spill (word 0: count; then batch indices).
+ */
+export function bulkBuildKernel(): Kernel {
+  return cachedKernel('bulk.build', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> slots: array<u32>;
+@group(0) @binding(2) var<storage, read_write> masks: array<u32>;
+@group(0) @binding(3) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(4) var<storage, read> origin: array<u32>;
+@group(0) @binding(5) var<storage, read> ends: array<u32>;
+@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> spill: array<atomic<u32>>;
+
+const RB: u32 = ${REGION_BUCKETS}u;
+// The region's buckets as in the slots buffer (keys then values, 64 words a bucket), its masks and lock words.
+var<workgroup> region_words: array<atomic<u32>, ${2 * REGION_SLOTS}>;
+var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
+var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
+var<workgroup> wg_added: atomic<u32>;
+
+/** Slot s of the key's first bucket (region-local lb) holding key, NONE if none. */
+fn hv_region_find(lb: u32, key: u32) -> u32 {
+  var at = NONE;
+  for (var s = 0u; s < 32u; s++) {
+    if (atomicLoad(&region_words[lb * 64u + s]) == key) { at = s; }
+  }
+  return at;
+}
+
+${entryPoint()} {
+  let assign = params.mode == OP_INSERT_OR_ASSIGN;
+  var added = 0u;
+  for (var r = grid_workgroup(wid, nwg); r < params.n; r += nwg.x * nwg.y) {
+    var begin = 0u;
+    if (r > 0u) { begin = ends[r - 1u]; }
+    let end = ends[r];
+    if (begin == end) { continue; }
+    let b0 = r * RB;
+    let words = min(RB, params.aux0 - b0) * 64u;
+    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { atomicStore(&region_words[w], slots[b0 * 64u + w]); }
+    if (lid < RB && b0 + lid < params.aux0) {
+      atomicStore(&region_masks[lid], masks[b0 + lid]);
+      atomicStore(&region_locks[lid], masks[params.lock_base + b0 + lid]);
+    }
+    workgroupBarrier();
+    let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
+    for (var round = 0u; round < rounds; round++) {
+      let p = begin + round * ${WORKGROUP_SIZE}u + lid;
+      var claimed = false;
+      var key = EMPTY;
+      var value = 0u;
+      var lb = 0u;
+      var slot = 0u;
+      var before = 0u;
+      if (p < end) {
+        let kv = pairs[p];
+        key = kv.x;
+        value = kv.y;
+        lb = hv_b1(key) - b0;
+        // A key whose first bucket has sent keys on may live in its second bucket or the stash.
+        var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
+        if (!spilled) {
+          let at = hv_region_find(lb, key);
+          if (at != NONE) {
+            if (assign) { atomicStore(&region_words[lb * 64u + 32u + at], value); }
+          } else {
+            let home = hv_home(key);
+            var m = atomicLoad(&region_masks[lb]);
+            loop {
+              let pick = hv_pick_slot(m, home);
+              if (pick == 0u) {
+                spilled = true;
+                break;
+              }
+              let old = atomicAnd(&region_masks[lb], ~pick);
+              if ((old & pick) != 0u) {
+                slot = firstTrailingBit(pick);
+                before = ~old;
+                claimed = true;
+                break;
+              }
+              m = old;
+            }
+            if (claimed) {
+              atomicStore(&region_words[lb * 64u + 32u + slot], value);
+              atomicStore(&region_words[lb * 64u + slot], key);
+            }
+          }
+        }
+        if (spilled) {
+          let at = atomicAdd(&spill[0], 1u);
+          atomicStore(&spill[1u + at], origin[p]);
+        }
+      }
+      workgroupBarrier();
+      // Every claim of this round is published: a slot claimed before mine holding the key is a
+      // twin's (earlier rounds' keys were there for the lookup), and the earliest claim wins.
+      if (claimed) {
+        var twin = NONE;
+        var m = before;
+        loop {
+          if (m == 0u || twin != NONE) { break; }
+          let s = firstTrailingBit(m);
+          m &= m - 1u;
+          if (atomicLoad(&region_words[lb * 64u + s]) == key) { twin = s; }
+        }
+        if (twin != NONE) {
+          if (assign) { atomicStore(&region_words[lb * 64u + 32u + twin], value); }
+          atomicStore(&region_words[lb * 64u + slot], EMPTY);
+          atomicOr(&region_masks[lb], 1u << slot);
+        } else {
+          added += 1u;
+          if (slot / HOME_SLOTS != hv_home(key)) { atomicOr(&region_locks[lb], hv_away_bit(key)); }
+        }
+      }
+      workgroupBarrier();
+    }
+    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { slots[b0 * 64u + w] = atomicLoad(&region_words[w]); }
+    if (lid < RB && b0 + lid < params.aux0) {
+      masks[b0 + lid] = atomicLoad(&region_masks[lid]);
+      masks[params.lock_base + b0 + lid] = atomicLoad(&region_locks[lid]);
+    }
+    workgroupBarrier();
+  }
+  if (added != 0u) { atomicAdd(&wg_added, added); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let a = atomicLoad(&wg_added);
+    if (a != 0u) { atomicAdd(&counters[C_SIZE], a); }
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
