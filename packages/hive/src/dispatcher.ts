@@ -21,6 +21,8 @@ export const OP_CHUNK = 1 << 22;
  */
 const RELEASE_WORKGROUPS = 512;
 const LOCKED_WORKGROUPS = 4096;
+/** Workgroups of a listed pass A (the bulk build's spill, a few percent of the batch: most chunks are empty). */
+const LISTED_WORKGROUPS = 2048;
 
 /** Per-dispatch fields of the Params uniform (the rest describe the table). */
 export interface ParamFields {
@@ -140,7 +142,10 @@ export class Dispatcher {
       // The deferred and freed lists are consumed within a chunk.
       if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
       const fields = { n, mode: b.mode, aux1: at, aux2: b.listed ? 1 : 0 };
-      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
+      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, {
+        timestampWrites: at === start ? first : undefined,
+        maxWorkgroups: b.listed ? LISTED_WORKGROUPS : undefined,
+      });
       this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
       this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
@@ -166,12 +171,12 @@ export class Dispatcher {
     const [first, last] = splitTimestamps(timestampWrites);
     this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.counts], { n }, { timestampWrites: first });
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, regions);
-    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.pairs, scratch.origin, s.lists], { n });
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, s.lists], { n });
     this.dispatch(
       encoder,
       bulkBuildKernel(),
       regions * WORKGROUP_SIZE,
-      [s.slots, s.meta, scratch.pairs, scratch.origin, scratch.cursors, s.counters, scratch.spill],
+      [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill],
       { n: regions, mode: b.mode, aux0: this.buckets },
     );
     this.encodeOpPasses(encoder, { keys, values, n, mode: b.mode, listed: scratch.spill }, last);

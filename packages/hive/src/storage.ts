@@ -1,6 +1,6 @@
 import { type Gpu, LimitExceededError } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
-import { REGION_BUCKETS } from './wgsl/bulk';
+import { BULK_RECORD_BYTES, REGION_BUCKETS } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
@@ -35,10 +35,9 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
   );
 }
 
-/** Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a pair, its batch index, a spill entry; per region, a count and a cursor. */
+/** Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per region, a count and a cursor. */
 export interface BulkScratch {
-  pairs: GPUBuffer;
-  origin: GPUBuffer;
+  records: GPUBuffer;
   spill: GPUBuffer;
   counts: GPUBuffer;
   cursors: GPUBuffer;
@@ -47,9 +46,9 @@ export interface BulkScratch {
   regions: number;
 }
 
-/** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the pairs). */
-export function bulkPairsBytes(n: number): number {
-  return n * 8;
+/** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the records). */
+export function bulkRecordsBytes(n: number): number {
+  return n * BULK_RECORD_BYTES;
 }
 
 /**
@@ -122,8 +121,7 @@ export class HiveStorage {
     const size = Math.max(n, old?.n ?? 0);
     this.destroyBulk();
     this.bulk = {
-      pairs: this.gpu.createBuffer(bulkPairsBytes(size), 'hive.bulk.pairs'),
-      origin: this.gpu.createBuffer(size * 4, 'hive.bulk.origin'),
+      records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
       counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
       cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
@@ -135,7 +133,7 @@ export class HiveStorage {
 
   private destroyBulk(): void {
     const b = this.bulk;
-    if (b) for (const buffer of [b.pairs, b.origin, b.spill, b.counts, b.cursors]) buffer.destroy();
+    if (b) for (const buffer of [b.records, b.spill, b.counts, b.cursors]) buffer.destroy();
     this.bulk = undefined;
   }
 

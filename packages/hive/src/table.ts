@@ -3,7 +3,7 @@ import { Dispatcher, OP_CHUNK, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { assertNoReservedKeys, CONTENDED_FLAG, RESERVED_FLAG, withoutContention } from './sentinels';
 import { BUCKET_SLOTS, type SplitPointer } from './split-pointer';
-import { bulkPairsBytes, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
+import { bulkRecordsBytes, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -500,7 +500,7 @@ export class HiveTable {
     if (this.bulkInsert === 'never' || n === 0) return false;
     const limits = this.gpu.limits;
     if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES) return false;
-    if (bulkPairsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
+    if (bulkRecordsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
     if (this.bulkInsert === 'always') return true;
     if (this.gpu.isSoftware) return false;
     return n >= 1 << 15 && n * 16 >= this.d.buckets * BUCKET_SLOTS;

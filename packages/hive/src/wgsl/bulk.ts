@@ -11,7 +11,8 @@ import { cachedKernel, entryPoint } from './kernel-cache';
  * `REGION_BUCKETS` buckets, by the key's first bucket):
  *   1. count: keys per region;
  *   2. scan the counts into region offsets (device-wide exclusive scan);
- *   3. scatter: pairs grouped by region, each with its batch index;
+ *   3. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
+ *      scattered store, not two);
  *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
  *      into workgroup memory, runs the same protocol there as pass A (look for the key in its first
  *      bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
@@ -24,8 +25,16 @@ import { cachedKernel, entryPoint } from './kernel-cache';
  */
 export const REGION_BUCKETS = 32;
 const REGION_SLOTS = REGION_BUCKETS * BUCKET_SLOTS;
+/**
+ * Words of a bucket in workgroup memory: its 64 (keys, then values) and one of padding, so that
+ * lanes reading the same slot of different buckets hit different banks (64 apart, they all hit
+ * one bank and the reads go one at a time: the build ran 5x slower on an H200).
+ */
+const PADDED_BUCKET = 65;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region. */
-export const BULK_WORKGROUP_BYTES = 4 * (2 * REGION_SLOTS + 2 * REGION_BUCKETS) + 16;
+export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS) + 16;
+/** Bytes per key of the scatter's records (key, value, batch index, unused). */
+export const BULK_RECORD_BYTES = 16;
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
@@ -51,8 +60,8 @@ ${entryPoint()} {
 
 /**
  * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as its
- * region's end offset), pairs (out: key, value), origin (out: batch index), lists (reserved keys
- * are reported in the failed list, as pass A reports them).
+ * region's end offset), records (out: key, value, batch index), lists (reserved keys are reported
+ * in the failed list, as pass A reports them).
  */
 export function bulkScatterKernel(): Kernel {
   return cachedKernel('bulk.scatter', '', () =>
@@ -62,9 +71,8 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read> values: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> pairs: array<vec2<u32>>;
-@group(0) @binding(5) var<storage, read_write> origin: array<u32>;
-@group(0) @binding(6) var<storage, read_write> lists: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> lists: array<atomic<u32>>;
 ${entryPoint()} {
   ${gridLoop} {
     let key = keys[i];
@@ -74,8 +82,7 @@ ${entryPoint()} {
       continue;
     }
     let at = atomicAdd(&cursors[${region}], 1u);
-    pairs[at] = vec2<u32>(key, values[i]);
-    origin[at] = i;
+    records[at] = vec4<u32>(key, values[i], i, 0u);
   }
 }`,
       { modules: [gridModule, commonModule] },
@@ -87,7 +94,7 @@ ${entryPoint()} {
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
  * region's keys in rounds of one per invocation, a barrier between claiming and checking. Bindings:
  * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots and
- * masks (plain: nothing else touches the table in this dispatch), pairs, origin, ends (region end
+ * masks (plain: nothing else touches the table in this dispatch), records, ends (region end
  * offsets), counters, spill (word 0: count; then batch indices).
  */
 export function bulkBuildKernel(): Kernel {
@@ -97,15 +104,15 @@ export function bulkBuildKernel(): Kernel {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> slots: array<u32>;
 @group(0) @binding(2) var<storage, read_write> masks: array<u32>;
-@group(0) @binding(3) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(4) var<storage, read> origin: array<u32>;
-@group(0) @binding(5) var<storage, read> ends: array<u32>;
-@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> spill: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> records: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> ends: array<u32>;
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> spill: array<atomic<u32>>;
 
 const RB: u32 = ${REGION_BUCKETS}u;
-// The region's buckets as in the slots buffer (keys then values, 64 words a bucket), its masks and lock words.
-var<workgroup> region_words: array<atomic<u32>, ${2 * REGION_SLOTS}>;
+const PB: u32 = ${PADDED_BUCKET}u;
+// The region's buckets as in the slots buffer (keys then values), PB words apart; its masks and lock words.
+var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS}>;
 var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
@@ -114,7 +121,7 @@ var<workgroup> wg_added: atomic<u32>;
 fn hv_region_find(lb: u32, key: u32) -> u32 {
   var at = NONE;
   for (var s = 0u; s < 32u; s++) {
-    if (atomicLoad(&region_words[lb * 64u + s]) == key) { at = s; }
+    if (atomicLoad(&region_words[lb * PB + s]) == key) { at = s; }
   }
   return at;
 }
@@ -129,7 +136,7 @@ ${entryPoint()} {
     if (begin == end) { continue; }
     let b0 = r * RB;
     let words = min(RB, params.aux0 - b0) * 64u;
-    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { atomicStore(&region_words[w], slots[b0 * 64u + w]); }
+    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { atomicStore(&region_words[w + w / 64u], slots[b0 * 64u + w]); }
     if (lid < RB && b0 + lid < params.aux0) {
       atomicStore(&region_masks[lid], masks[b0 + lid]);
       atomicStore(&region_locks[lid], masks[params.lock_base + b0 + lid]);
@@ -145,7 +152,7 @@ ${entryPoint()} {
       var slot = 0u;
       var before = 0u;
       if (p < end) {
-        let kv = pairs[p];
+        let kv = records[p];
         key = kv.x;
         value = kv.y;
         lb = hv_b1(key) - b0;
@@ -154,7 +161,7 @@ ${entryPoint()} {
         if (!spilled) {
           let at = hv_region_find(lb, key);
           if (at != NONE) {
-            if (assign) { atomicStore(&region_words[lb * 64u + 32u + at], value); }
+            if (assign) { atomicStore(&region_words[lb * PB + 32u + at], value); }
           } else {
             let home = hv_home(key);
             var m = atomicLoad(&region_masks[lb]);
@@ -174,14 +181,14 @@ ${entryPoint()} {
               m = old;
             }
             if (claimed) {
-              atomicStore(&region_words[lb * 64u + 32u + slot], value);
-              atomicStore(&region_words[lb * 64u + slot], key);
+              atomicStore(&region_words[lb * PB + 32u + slot], value);
+              atomicStore(&region_words[lb * PB + slot], key);
             }
           }
         }
         if (spilled) {
           let at = atomicAdd(&spill[0], 1u);
-          atomicStore(&spill[1u + at], origin[p]);
+          atomicStore(&spill[1u + at], kv.z);
         }
       }
       workgroupBarrier();
@@ -194,11 +201,11 @@ ${entryPoint()} {
           if (m == 0u || twin != NONE) { break; }
           let s = firstTrailingBit(m);
           m &= m - 1u;
-          if (atomicLoad(&region_words[lb * 64u + s]) == key) { twin = s; }
+          if (atomicLoad(&region_words[lb * PB + s]) == key) { twin = s; }
         }
         if (twin != NONE) {
-          if (assign) { atomicStore(&region_words[lb * 64u + 32u + twin], value); }
-          atomicStore(&region_words[lb * 64u + slot], EMPTY);
+          if (assign) { atomicStore(&region_words[lb * PB + 32u + twin], value); }
+          atomicStore(&region_words[lb * PB + slot], EMPTY);
           atomicOr(&region_masks[lb], 1u << slot);
         } else {
           added += 1u;
@@ -207,7 +214,7 @@ ${entryPoint()} {
       }
       workgroupBarrier();
     }
-    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { slots[b0 * 64u + w] = atomicLoad(&region_words[w]); }
+    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { slots[b0 * 64u + w] = atomicLoad(&region_words[w + w / 64u]); }
     if (lid < RB && b0 + lid < params.aux0) {
       masks[b0 + lid] = atomicLoad(&region_masks[lid]);
       masks[params.lock_base + b0 + lid] = atomicLoad(&region_locks[lid]);

@@ -103,8 +103,10 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   let listed = params.aux2 != 0u;
   if (lid == 0u) { wg_listed = select(0xffffffffu, ops[0], listed); }
   let list_len = workgroupUniformLoad(&wg_listed);
+  // A listed chunk past the list's end has nothing to do: its loop ends at once.
+  let limit = select(params.n, min(params.n, list_len - min(list_len, params.aux1)), listed);
   let apply = params.mode == MODE_APPLY;
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('limit')} {
     // This dispatch covers batch entries aux1 .. aux1 + n - 1 (large batches run in chunks).
     let local = base + lid;
     let j = params.aux1 + local;
