@@ -1,6 +1,5 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { BUCKET_SLOTS } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, entryPoint } from './kernel-cache';
 
@@ -24,7 +23,6 @@ import { cachedKernel, entryPoint } from './kernel-cache';
  * the rest of the table does not know which path placed a key.
  */
 export const REGION_BUCKETS = 32;
-const REGION_SLOTS = REGION_BUCKETS * BUCKET_SLOTS;
 /**
  * Words of a bucket in workgroup memory: its 64 (keys, then values) and one of padding, so that
  * lanes reading the same slot of different buckets hit different banks (64 apart, they all hit
