@@ -115,13 +115,15 @@ var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
 
-/** Slot s of the key's first bucket (region-local lb) holding key, NONE if none. */
-fn hv_region_find(lb: u32, key: u32) -> u32 {
-  var at = NONE;
+/** x: the slot of bucket lb (region-local) holding key, NONE if none; y: its slots holding EMPTY. */
+fn hv_region_find(lb: u32, key: u32) -> vec2<u32> {
+  var r = vec2<u32>(NONE, 0u);
   for (var s = 0u; s < 32u; s++) {
-    if (atomicLoad(&region_words[lb * PB + s]) == key) { at = s; }
+    let k = atomicLoad(&region_words[lb * PB + s]);
+    if (k == key) { r.x = s; }
+    if (k == EMPTY) { r.y |= 1u << s; }
   }
-  return at;
+  return r;
 }
 
 ${entryPoint()} {
@@ -157,9 +159,9 @@ ${entryPoint()} {
         // A key whose first bucket has sent keys on may live in its second bucket or the stash.
         var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
         if (!spilled) {
-          let at = hv_region_find(lb, key);
-          if (at != NONE) {
-            if (assign) { atomicStore(&region_words[lb * PB + 32u + at], value); }
+          let found = hv_region_find(lb, key);
+          if (found.x != NONE) {
+            if (assign) { atomicStore(&region_words[lb * PB + 32u + found.x], value); }
           } else {
             let home = hv_home(key);
             var m = atomicLoad(&region_masks[lb]);
@@ -172,7 +174,9 @@ ${entryPoint()} {
               let old = atomicAnd(&region_masks[lb], ~pick);
               if ((old & pick) != 0u) {
                 slot = firstTrailingBit(pick);
-                before = ~old;
+                // Claimed before mine, and still EMPTY when I looked (a twin published earlier
+                // would have been found): only these can hold a twin.
+                before = ~old & found.y;
                 claimed = true;
                 break;
               }
@@ -191,7 +195,7 @@ ${entryPoint()} {
       }
       workgroupBarrier();
       // Every claim of this round is published: a slot claimed before mine holding the key is a
-      // twin's (earlier rounds' keys were there for the lookup), and the earliest claim wins.
+      // twin's, and the earliest claim wins.
       if (claimed) {
         var twin = NONE;
         var m = before;
