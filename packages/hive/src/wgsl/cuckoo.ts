@@ -9,43 +9,6 @@ import { wcmeModule } from './wcme';
 export const MAX_EVICTIONS = 16;
 
 /**
- * The locked path's read of both candidate buckets issues 8 steps' loads before their ballots:
- * with 4 lanes per op a bucket takes 8 steps, and a loop that waits for each step's load before the
- * next makes the scan 8 round trips. (The victim search stays a loop that stops at the first step
- * with a roomy victim: reading every victim's alternate up front measured slower on an H200,
- * pass B 4.8 → 6.6 ms from load 0.5 to 0.95.)
- */
-const STEPS_IN_FLIGHT = 8;
-const inFlight = Array.from({ length: STEPS_IN_FLIGHT }, (_, t) => t);
-
-/** Both candidate buckets (and the stash line) read for steps s0 .. s0 + 7, then balloted. */
-const heldLoads = inFlight
-  .map(
-    (t) => `    var k1_${t} = TOMBSTONE;
-    var k2_${t} = TOMBSTONE;
-    var ks_${t} = TOMBSTONE;
-    { let slot = (s0 + ${t}u) * cg_size() + cg_lane();
-      if (s0 + ${t}u < steps && slot < 32u) {
-        k1_${t} = atomicLoad(&slots[hv_key_word(c1, slot)]);
-        if (c2 != c1) { k2_${t} = atomicLoad(&slots[hv_key_word(c2, slot)]); }
-        if (look_stash) { ks_${t} = atomicLoad(&slots[hv_key_word(line, slot)]); }
-      } }`,
-  )
-  .join('\n');
-const heldBallots = inFlight
-  .map(
-    (t) => `    if (s0 + ${t}u < steps) {
-      let step = s0 + ${t}u;
-      m1 |= hv_row_ballot(k1_${t} == k, step);
-      m2 |= hv_row_ballot(k2_${t} == k, step);
-      ms |= hv_row_ballot(ks_${t} == k, step);
-      e1 |= hv_row_ballot(k1_${t} == EMPTY, step);
-      e2 |= hv_row_ballot(k2_${t} == EMPTY, step);
-    }`,
-  )
-  .join('\n');
-
-/**
  * Steps 3 and 4 of an insert (and steps 1 and 2 again, under the locks): the locked path.
  *
  * The op locks both candidate buckets, so every locked op on one key is serialised and a key
@@ -140,10 +103,21 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
   var ms = 0u;
   var e1 = 0u;
   var e2 = 0u;
-  let steps = cg_steps(32u);
-  for (var s0 = 0u; s0 < steps; s0 += ${STEPS_IN_FLIGHT}u) {
-${heldLoads}
-${heldBallots}
+  for (var step = 0u; step < cg_steps(32u); step++) {
+    let slot = step * cg_size() + cg_lane();
+    var k1 = TOMBSTONE;
+    var k2 = TOMBSTONE;
+    var ks = TOMBSTONE;
+    if (slot < 32u) {
+      k1 = atomicLoad(&slots[hv_key_word(c1, slot)]);
+      if (c2 != c1) { k2 = atomicLoad(&slots[hv_key_word(c2, slot)]); }
+      if (look_stash) { ks = atomicLoad(&slots[hv_key_word(line, slot)]); }
+    }
+    m1 |= hv_row_ballot(k1 == k, step);
+    m2 |= hv_row_ballot(k2 == k, step);
+    ms |= hv_row_ballot(ks == k, step);
+    e1 |= hv_row_ballot(k1 == EMPTY, step);
+    e2 |= hv_row_ballot(k2 == EMPTY, step);
   }
   // Step 1 again: the key may have arrived since the lock-free pass looked (a drained stash key is known absent).
   if (!drain) {
@@ -197,7 +171,7 @@ ${heldBallots}
     var cand_alt = 0u;
     var cand_free = 0u;
     var cand_home = 0u;
-    for (var step = 0u; step < steps; step++) {
+    for (var step = 0u; step < cg_steps(32u); step++) {
       let slot = step * cg_size() + cg_lane();
       var alt = NONE;
       var can = false;
