@@ -109,12 +109,11 @@ ${entryPoint()} {
       let q = hv_home_v4(b1, h);
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
+      let word = masks_ro[params.lock_base + b1];
       let s = hv_match8(lo, hi, key);
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
       } else {
-        // The lock word only after a miss at home: a hit at home needs just its home and its value.
-        let word = masks_ro[params.lock_base + b1];
         slow = (word & hv_away_bit(key)) != 0u;
         spilled = (word & OVERFLOW_BIT) != 0u && b2 != b1;
         stashed = stash_live && (word & STASH_BIT) != 0u;
