@@ -176,6 +176,7 @@ export const tableChecks = defineChecks('hive/table', [
       }
       table.destroy();
     },
+    true,
   ),
   {
     name: 'reserved keys are refused with a RangeError naming the index, and nothing is applied',
