@@ -433,13 +433,15 @@ export class HiveTable {
   }
 
   /**
-   * Sizes the per-batch scratch lists for batches of up to n keys (they hold one chunk of 2^22
-   * keys at most), so that later encodes never reallocate them: an encode that grows them destroys
-   * the old lists, invalidating passes already recorded into an unsubmitted encoder.
+   * Sizes the per-batch scratch for batches of up to n keys (the lists hold one chunk of 2^22 keys
+   * at most; the bulk build's records and spill list, when such a batch would take it), so that
+   * later encodes never reallocate it: an encode that grows scratch destroys the old buffers,
+   * invalidating passes already recorded into an unsubmitted encoder.
    */
   reserveBatch(n: number): void {
     this.assertAlive();
     this.storage.ensureLists(Math.min(n, this.d.chunk));
+    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets);
   }
 
   /** Frees the table's GPU memory. Later calls throw DestroyedError. */

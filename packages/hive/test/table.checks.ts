@@ -216,54 +216,58 @@ export const tableChecks = defineChecks('hive/table', [
       table.destroy();
     },
   ),
-  ...perVariant('device-resident batches in and out match host batches', async ({ gpu, rng, scale }, v) => {
-    const table = await createTable(gpu, v, { capacity: 1024 });
-    const keys = universe(rng, 5000 * scale);
-    const values = rng.u32Array(keys.length);
-    const dk = gpu.upload(keys);
-    const dv = gpu.upload(values);
-    const r = await table.insert(dk, dv);
-    expect(r.inserted === keys.length, `device insert added ${r.inserted}`);
-    const probe = gpu.upload(keys);
-    const out = await table.find(probe);
-    expectSameArrays('device find values', await gpu.download(out.values), values);
-    expectSameArrays('device find flags', await gpu.download(out.found), new Uint32Array(keys.length).fill(1));
-    // The device-side API: encode without host round trips, then sync.
-    const half = keys.length >> 1;
-    const encoder = gpu.device.createCommandEncoder();
-    table.encodeErase(encoder, probe.buffer, half);
-    gpu.submit([encoder.finish()]);
-    await table.sync();
-    expect(table.size === keys.length - half, `after encodeErase + sync: size ${table.size}`);
-    const again = gpu.device.createCommandEncoder();
-    table.encodeInsert(again, dk.buffer, dv.buffer, keys.length, { assign: true });
-    gpu.submit([again.finish()]);
-    // A host call after device encodes reads the counters back first.
-    const all = await table.retrieveAll();
-    expect(all.keys.length === keys.length, `retrieveAll after encodeInsert: ${all.keys.length}`);
-    // A mixed batch on the device: finds of the first half, erases of the second, one bad op code.
-    const ops = Uint32Array.from(keys, (_, i) => (i < half ? 2 : 3));
-    ops[5] = 9;
-    const dops = gpu.upload(ops);
-    let opError: unknown;
-    await table.apply({ ops: dops, keys: probe, values: dv }).catch((e) => (opError = e));
-    expect(opError instanceof RangeError && /index 5/.test(String(opError)), `device apply with a bad op: ${opError}`);
-    // Like every device batch, the other ops were applied: the second half is gone.
-    expect(table.size === half, `size ${table.size} after the device apply erased ${keys.length - half}`);
-    gpu.write(dops.buffer, ops.fill(Op.find));
-    const mixed = await table.apply({ ops: dops, keys: probe });
-    const pairs = await gpu.download(mixed.out);
-    for (let i = 0; i < keys.length; i++) {
-      const want = i < half ? [values[i], 1] : [0, 0];
-      expect(pairs[2 * i] === want[0] && pairs[2 * i + 1] === want[1], `device apply op ${i}: (${pairs[2 * i]}, ${pairs[2 * i + 1]})`);
-    }
-    mixed.out.destroy();
-    dops.destroy();
-    expect((await table.erase(probe)) === half, 'device erase count');
-    expect(table.size === 0, `size ${table.size} after erasing everything`);
-    for (const a of [dk, dv, probe, out.values, out.found]) a.destroy();
-    table.destroy();
-  }),
+  ...perVariant(
+    'device-resident batches in and out match host batches',
+    async ({ gpu, rng, scale }, v) => {
+      const table = await createTable(gpu, v, { capacity: 1024 });
+      const keys = universe(rng, 5000 * scale);
+      const values = rng.u32Array(keys.length);
+      const dk = gpu.upload(keys);
+      const dv = gpu.upload(values);
+      const r = await table.insert(dk, dv);
+      expect(r.inserted === keys.length, `device insert added ${r.inserted}`);
+      const probe = gpu.upload(keys);
+      const out = await table.find(probe);
+      expectSameArrays('device find values', await gpu.download(out.values), values);
+      expectSameArrays('device find flags', await gpu.download(out.found), new Uint32Array(keys.length).fill(1));
+      // The device-side API: encode without host round trips, then sync.
+      const half = keys.length >> 1;
+      const encoder = gpu.device.createCommandEncoder();
+      table.encodeErase(encoder, probe.buffer, half);
+      gpu.submit([encoder.finish()]);
+      await table.sync();
+      expect(table.size === keys.length - half, `after encodeErase + sync: size ${table.size}`);
+      const again = gpu.device.createCommandEncoder();
+      table.encodeInsert(again, dk.buffer, dv.buffer, keys.length, { assign: true });
+      gpu.submit([again.finish()]);
+      // A host call after device encodes reads the counters back first.
+      const all = await table.retrieveAll();
+      expect(all.keys.length === keys.length, `retrieveAll after encodeInsert: ${all.keys.length}`);
+      // A mixed batch on the device: finds of the first half, erases of the second, one bad op code.
+      const ops = Uint32Array.from(keys, (_, i) => (i < half ? 2 : 3));
+      ops[5] = 9;
+      const dops = gpu.upload(ops);
+      let opError: unknown;
+      await table.apply({ ops: dops, keys: probe, values: dv }).catch((e) => (opError = e));
+      expect(opError instanceof RangeError && /index 5/.test(String(opError)), `device apply with a bad op: ${opError}`);
+      // Like every device batch, the other ops were applied: the second half is gone.
+      expect(table.size === half, `size ${table.size} after the device apply erased ${keys.length - half}`);
+      gpu.write(dops.buffer, ops.fill(Op.find));
+      const mixed = await table.apply({ ops: dops, keys: probe });
+      const pairs = await gpu.download(mixed.out);
+      for (let i = 0; i < keys.length; i++) {
+        const want = i < half ? [values[i], 1] : [0, 0];
+        expect(pairs[2 * i] === want[0] && pairs[2 * i + 1] === want[1], `device apply op ${i}: (${pairs[2 * i]}, ${pairs[2 * i + 1]})`);
+      }
+      mixed.out.destroy();
+      dops.destroy();
+      expect((await table.erase(probe)) === half, 'device erase count');
+      expect(table.size === 0, `size ${table.size} after erasing everything`);
+      for (const a of [dk, dv, probe, out.values, out.found]) a.destroy();
+      table.destroy();
+    },
+    true,
+  ),
   {
     name: 'misuse gets typed errors: mismatched lengths, bad options, use after destroy',
     async run({ gpu }) {
