@@ -26,7 +26,7 @@ export const REGION_BUCKETS = 32;
 /**
  * Words of a bucket in workgroup memory: its 64 (keys, then values) and one of padding, so that
  * lanes reading the same slot of different buckets hit different banks (64 apart, they all hit
- * one bank and the reads go one at a time: the build ran 5x slower on an H200).
+ * one bank and the reads go one at a time).
  */
 const PADDED_BUCKET = 65;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region. */
