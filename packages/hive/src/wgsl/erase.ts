@@ -3,7 +3,7 @@ import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernel
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
-import { scanLanesModule, wcmeModule } from './wcme';
+import { lookupLanesModule, wcmeModule } from './wcme';
 
 /**
  * Erase batches: the transposed WCME finds every lane's key, its lane CASes it to EMPTY and sets the free bit. Nothing
@@ -41,28 +41,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
-    // WCME for every lane's key at once: first buckets, then second, then stash lines.
-    // Past the first bucket only when it has overflowed (the stash line: when it sent a key there).
-    // One call site: the scan is unrolled.
-    var placement = 0u;
-    if (live_op) { placement = hv_placement(b1); }
-    let spilled = (placement & OVERFLOW_BIT) != 0u;
-    let stashed = (placement & STASH_BIT) != 0u;
-    var at = NONE;
-    for (var phase = 0u; phase < 3u; phase++) {
-      var bucket = b1;
-      var want = live_op;
-      if (phase == 1u) {
-        bucket = b2;
-        want = live_op && at == NONE && b2 != b1 && spilled;
-      } else if (phase == 2u) {
-        bucket = hv_stash_bucket(key);
-        want = live_op && at == NONE && stash_live && stashed;
-      }
-      if (cg_ballot32(want) == 0u) { continue; }
-      let m = hv_scan_lanes(bucket, key, want).x;
-      if (m != 0u) { at = bucket * 32u + firstTrailingBit(m); }
-    }
+    // WCME for every lane's key at once: first buckets, then second (when the first has
+    // overflowed), then stash lines (when the first sent a key there).
+    let at = hv_lookup_lanes(key, live_op, b1, b2, stash_live, false).at;
     if (at != NONE && hv_cas_key(at, key, EMPTY)) {
       atomicOr(&masks[at / 32u], 1u << (at % 32u));
       count(T_ERASED, 1u);
@@ -72,7 +53,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule] },
+      { modules: [gridModule, lookupLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule] },
     ),
   );
 }

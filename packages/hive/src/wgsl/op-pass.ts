@@ -4,7 +4,7 @@ import { WORKGROUP_SIZE } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
-import { scanLanesModule, wcmeModule } from './wcme';
+import { lookupLanesModule, wcmeModule } from './wcme';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
 export const CHECK_ROUNDS = 4096;
@@ -132,37 +132,14 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b2 = hv_b2(key);
     let home = hv_home(key);
 
-    // 1. Scan: WCME over the first buckets; then the second buckets of the ops whose first bucket
-    // has overflowed (otherwise the key can only be in the first) or is full (the claim goes
-    // there); then the stash lines of those whose first bucket has sent keys to the stash. One
-    // call site in a loop: the scan is unrolled, and three copies of it cost registers and occupancy.
+    // 1. Scan (WCME): the first buckets, then the second buckets of ops not found whose first
+    // bucket has overflowed or is full, then the stash lines the first buckets flag.
     let go = st == S_SCAN;
-    var placement = 0u;
-    if (go) { placement = hv_placement(b1); }
-    let spilled = (placement & OVERFLOW_BIT) != 0u;
-    let stashed = (placement & STASH_BIT) != 0u;
-    var at = NONE;
-    var r1 = vec2<u32>(0u, 0u);
-    var r2 = vec2<u32>(0u, 0u);
-    var scanned2 = false;
-    for (var phase = 0u; phase < 3u; phase++) {
-      var bucket = b1;
-      var want = go;
-      if (phase == 1u) {
-        bucket = b2;
-        want = go && at == NONE && b2 != b1 && (spilled || (r1.x | r1.y) == 0xffffffffu);
-        scanned2 = want;
-      } else if (phase == 2u) {
-        bucket = hv_stash_bucket(key);
-        want = go && at == NONE && stash_live && stashed;
-      }
-      if (cg_ballot32(want) == 0u) { continue; }
-      let r = hv_scan_lanes(bucket, key, want);
-      if (want) {
-        if (r.x != 0u) { at = bucket * 32u + firstTrailingBit(r.x); }
-        if (phase == 0u) { r1 = r; } else if (phase == 1u) { r2 = r; }
-      }
-    }
+    let found = hv_lookup_lanes(key, go, b1, b2, stash_live, true);
+    let at = found.at;
+    let r1 = found.r1;
+    let r2 = found.r2;
+    let scanned2 = found.scanned2;
     var freed = NONE;
     if (go) {
       if (op == OP_ERASE) {
@@ -271,7 +248,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, scanLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule],
+        modules: [gridModule, lookupLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },
     ),

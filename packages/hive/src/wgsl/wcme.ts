@@ -1,5 +1,6 @@
 import type { WgslModule } from '@gpuhash/kernels';
 import { cooperativeVariant } from './kernel-cache';
+import { overflowModule } from './overflow';
 
 /**
  * A bucket's 32 slots are read by the S lanes of a cooperative group in 32/S steps: at step j,
@@ -102,4 +103,49 @@ ${ballots}
  */
 export function scanLanesModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.scan-lanes', subgroups, lanesScanCode(), [rowBallotModule(subgroups)]);
+}
+
+/**
+ * The lookup of the op passes and of erase batches, by the transposed scan: the group reads its
+ * ops' first buckets; then the second buckets of the ops not found whose first bucket has
+ * overflowed (otherwise the key can only be in the first), or, with \`full_to_b2\`, is full (an
+ * insert's claim goes there); then the stash lines of those whose first bucket has sent keys to
+ * the stash. at: the slot holding the key (NONE); r1, r2: the scans of the two buckets (see
+ * \`hv_scan_lanes\`); scanned2: whether the second bucket was read. One call site in a loop:
+ * the scan is unrolled, and three copies of it cost registers and occupancy. Every lane of the
+ * group calls it together.
+ */
+const lookupLanesCode = /* wgsl */ `
+struct HvLookup { at: u32, r1: vec2<u32>, r2: vec2<u32>, scanned2: bool }
+
+fn hv_lookup_lanes(key: u32, go: bool, b1: u32, b2: u32, stash_live: bool, full_to_b2: bool) -> HvLookup {
+  var placement = 0u;
+  if (go) { placement = hv_placement(b1); }
+  let spilled = (placement & OVERFLOW_BIT) != 0u;
+  let stashed = (placement & STASH_BIT) != 0u;
+  var l = HvLookup(NONE, vec2<u32>(0u), vec2<u32>(0u), false);
+  for (var phase = 0u; phase < 3u; phase++) {
+    var bucket = b1;
+    var want = go;
+    if (phase == 1u) {
+      bucket = b2;
+      want = go && l.at == NONE && b2 != b1 && (spilled || (full_to_b2 && (l.r1.x | l.r1.y) == 0xffffffffu));
+      l.scanned2 = want;
+    } else if (phase == 2u) {
+      bucket = hv_stash_bucket(key);
+      want = go && l.at == NONE && stash_live && stashed;
+    }
+    if (cg_ballot32(want) == 0u) { continue; }
+    let r = hv_scan_lanes(bucket, key, want);
+    if (want) {
+      if (r.x != 0u) { l.at = bucket * 32u + firstTrailingBit(r.x); }
+      if (phase == 0u) { l.r1 = r; } else if (phase == 1u) { l.r2 = r; }
+    }
+  }
+  return l;
+}`;
+
+/** \`hv_lookup_lanes\` (needs \`slots\`, \`masks\` and \`params\`). */
+export function lookupLanesModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, [scanLanesModule(subgroups), overflowModule]);
 }
