@@ -145,10 +145,14 @@ fn hv_lowest_bits(m: u32, k: u32) -> u32 {
   }
   return r;
 }
-/** One of the free slots in m, as a bit: home h's lowest while it has one, else the lowest (0: none free). */
+/**
+ * One of the free slots in m, as a bit (0: none free): home h's lowest while it has one, else the
+ * next home's (h + 1), where a find away from home looks first, else the lowest.
+ */
 fn hv_pick_slot(m: u32, h: u32) -> u32 {
   let home = m & hv_home_slots(h);
-  let pool = select(m, home, home != 0u);
+  let next = m & hv_home_slots((h + 1u) % ${HOMES}u);
+  let pool = select(select(m, next, next != 0u), home, home != 0u);
   return pool & (0u - pool);
 }
 /** The slots of home h that its first min(movers, HOME_SLOTS) movers take in an empty bucket. */

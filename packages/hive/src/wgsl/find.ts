@@ -148,13 +148,18 @@ ${slowPath}
  */
 const slowPath = /* wgsl */ `
     if (slow) {
+      // The next home first (claims overflow there first), then the other two.
       let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
-      let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
-      let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
-      var in2 = NONE;
       let sa = hv_match8(a0, a1, key);
-      let sc = hv_match8(c0, c1, key);
-      let sd = hv_match8(d0, d1, key);
+      var sc = NONE;
+      var sd = NONE;
+      if (sa == NONE) {
+        let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
+        let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
+        sc = hv_match8(c0, c1, key);
+        sd = hv_match8(d0, d1, key);
+      }
+      var in2 = NONE;
       if (spilled && sa == NONE && sc == NONE && sd == NONE) { in2 = hv_probe_line(b2, key); }
       if (sa != NONE) {
         at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
