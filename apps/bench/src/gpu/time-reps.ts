@@ -23,22 +23,14 @@ export interface RepOptions {
 /** Most warm-up reps a minimum warm-up time may add. */
 const MAX_WARMUP_REPS = 500;
 
-/**
- * Wall-clock ms of one untimed rep in its own submission: sizes the warm-up. Measured on a second
- * rep: the first may pay for scratch a table allocates (and the driver clears) on first use, and a
- * slow first probe made the warm-up one rep long (a run's first Hive row then measured 4x slow).
- */
+/** Wall-clock ms of one untimed rep in its own submission: sizes the warm-up. */
 async function probe(gpu: Gpu, encodeRep: EncodeRep, label: string): Promise<number> {
-  let ms = 0;
-  for (let r = 0; r < 2; r++) {
-    const encoder = gpu.device.createCommandEncoder({ label: `${label} (probe)` });
-    encodeRep(encoder, () => undefined, 0);
-    const t0 = performance.now();
-    gpu.submit([encoder.finish()]);
-    await gpu.finish();
-    ms = performance.now() - t0;
-  }
-  return ms;
+  const encoder = gpu.device.createCommandEncoder({ label: `${label} (probe)` });
+  encodeRep(encoder, () => undefined, 0);
+  const t0 = performance.now();
+  gpu.submit([encoder.finish()]);
+  await gpu.finish();
+  return performance.now() - t0;
 }
 
 // WebGPU caps a query set at 4096 queries: two per pass.
