@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { awayBit, candidateBuckets, homeOf, splitPointerFor } from '../src';
+import { awayBit, candidateBuckets, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
 import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
 
 /**
@@ -30,6 +30,36 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
+/** `hv_pick_slot(m, h)` for pairs (free mask, home) of the input: the slot a claim takes, as a bit. */
+const pickKernel: Kernel = {
+  name: 'hive.test.pick-slot',
+  workgroupSize: 64,
+  source: composeWgsl(
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
+    out[i] = hv_pick_slot(pairs[i].x, pairs[i].y);
+  }
+}
+`,
+    { modules: [gridModule, commonModule] },
+  ),
+};
+
+/** The claim policy on the CPU: the lowest free slot of home h, else of the next home, else the lowest free slot. */
+function pickSlot(free: number, h: number): number {
+  const homeMask = (home: number) => (((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * home)) >>> 0;
+  for (const pool of [free & homeMask(h), free & homeMask((h + 1) % HOMES), free]) {
+    const m = pool >>> 0;
+    if (m !== 0) return (m & -m) >>> 0;
+  }
+  return 0;
+}
+
 export const twinsChecks = defineChecks('hive/twins', [
   {
     name: 'hv_home, hv_away_bit, hv_b1 and hv_b2 match homeOf, awayBit and candidateBuckets',
@@ -55,6 +85,31 @@ export const twinsChecks = defineChecks('hive/twins', [
         }
         expectSameArrays(`${buckets} buckets: (home, away bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
       }
+    },
+  },
+  {
+    name: 'hv_pick_slot matches the claim policy (home, then the next home, then the lowest free slot)',
+    async run({ gpu, rng, scale }) {
+      const n = 4096 * scale;
+      const pairs = new Uint32Array(2 * n);
+      for (let i = 0; i < n; i++) {
+        // Masks from empty to full, with whole homes taken often enough to reach every branch.
+        let m = rng.u32() & rng.u32();
+        if (rng.below(3) === 0) m &= ~((((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * rng.below(HOMES))) >>> 0);
+        if (rng.below(3) === 0) m &= ~((((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * rng.below(HOMES))) >>> 0);
+        pairs.set([m >>> 0, rng.below(HOMES)], 2 * i);
+      }
+      pairs.set([0, 0, 0xffffffff, 3, 0x000000ff, 3, 0xff000000, 0], 0);
+      const params = new Uint32Array(PARAM_WORDS);
+      params.set([n, 1, 0]);
+      const [, , out] = await runKernelOnArrays(gpu, {
+        kernel: pickKernel,
+        inputs: [params, pairs, new Uint32Array(n)],
+        uniforms: [0],
+        invocations: n,
+      });
+      const want = Uint32Array.from({ length: n }, (_, i) => pickSlot(pairs[2 * i] as number, pairs[2 * i + 1] as number));
+      expectSameArrays('the slot bit for (mask, home) i', out as Uint32Array, want);
     },
   },
 ]);
