@@ -211,7 +211,9 @@ ${entryPoint()} {
           atomicOr(&region_masks[lb], 1u << slot);
         } else {
           added += 1u;
-          if (slot / HOME_SLOTS != hv_home(key)) { atomicOr(&region_locks[lb], hv_away_bit(key)); }
+          // The same bits a store by pass A sets (here only ever the away bit).
+          let bits = hv_placement_bits(key, b0 + lb, (b0 + lb) * 32u + slot);
+          if (bits != 0u) { atomicOr(&region_locks[lb], bits); }
         }
       }
       workgroupBarrier();

@@ -127,6 +127,17 @@ const AWAY_BITS: u32 = 0xffffff00u;
 const PLACEMENT_BITS: u32 = OVERFLOW_BIT | STASH_BIT | AWAY_BITS;
 /** key's bit in the away filter: one of 24, from fmix32 bits the home and the stash line do not use. The CPU twin is \`awayBit\`. */
 fn hv_away_bit(key: u32) -> u32 { return 1u << (8u + ((hash_fmix32(key) >> 8u) & 0xffu) % 24u); }
+/**
+ * The placement bits that storing key in global slot g (a table bucket's or a stash line's) sets
+ * on the key's first bucket b1: none when g is in the key's home in b1.
+ */
+fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
+  let h = hv_home(key);
+  if (g / 32u >= params.nalloc) { return OVERFLOW_BIT | STASH_BIT | hv_away_bit(key); }
+  if (g / 32u != b1) { return OVERFLOW_BIT | hv_away_bit(key); }
+  if ((g % 32u) / HOME_SLOTS != h) { return hv_away_bit(key); }
+  return 0u;
+}
 
 /** Word of slot s's key in bucket b: a bucket is its 32 keys (one 128-byte line), then their 32 values. */
 fn hv_key_word(b: u32, s: u32) -> u32 { return b * 64u + s; }
