@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint } from './kernel-cache';
+import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
 /**
  * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
@@ -35,7 +35,6 @@ export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * RE
 export const BULK_RECORD_BYTES = 16;
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
-const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
 
 /** Bindings: params (n = batch), keys, counts (atomic, one per region). */
 export function bulkCountKernel(): Kernel {
@@ -46,7 +45,7 @@ export function bulkCountKernel(): Kernel {
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 ${entryPoint()} {
-  ${gridLoop} {
+  ${gridLoop('i', 'params.n')} {
     let key = keys[i];
     if (key < TOMBSTONE) { atomicAdd(&counts[${region}], 1u); }
   }
@@ -72,7 +71,7 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> lists: array<atomic<u32>>;
 ${entryPoint()} {
-  ${gridLoop} {
+  ${gridLoop('i', 'params.n')} {
     let key = keys[i];
     if (key >= TOMBSTONE) {
       let at = atomicAdd(&lists[L_FAILED], 1u);

@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint } from './kernel-cache';
+import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
 /** Words of the stats kernel's output. */
 export const StatsWord = { tableKeys: 0, stashKeys: 1, fullBuckets: 2, inconsistent: 3, locksHeld: 4 } as const;
@@ -27,7 +27,7 @@ export function statsKernel(): Kernel {
 ${bucketOfJob}
 
 ${entryPoint()} {
-  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+  ${gridLoop('j', 'params.n')} {
     let b = job_bucket(j);
     let free = masks_ro[b];
     var live = 0u;

@@ -30,6 +30,11 @@ export function chunkLoop(count: string): string {
   return `for (var base = grid_workgroup(wid, nwg) * ${WORKGROUP_SIZE}u; base < ${count}; base += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
 }
 
+/** A grid-stride loop of one item per invocation: \`index\` runs over 0 .. count - 1 (lanes diverge at the end). */
+export function gridLoop(index: string, count: string): string {
+  return `for (var ${index} = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); ${index} < ${count}; ${index} += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
+}
+
 const variants = new Map<string, WgslModule>();
 
 /**

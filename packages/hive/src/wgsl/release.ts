@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint } from './kernel-cache';
+import { commonModule } from './common';
+import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
 /**
  * Frees the slots a batch retired (erased in a mixed batch, or abandoned claims): key back to
@@ -20,7 +20,7 @@ export function releaseKernel(): Kernel {
 
 ${entryPoint()} {
   let count = min(atomicLoad(&lists[L_FREED]), params.list_cap);
-  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < count; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+  ${gridLoop('j', 'count')} {
     let g = atomicLoad(&lists[LIST_HEADER + L_FREED * params.list_cap + j]);
     atomicStore(&slots[hv_kw(g)], EMPTY);
     atomicOr(&masks[g / 32u], 1u << (g % 32u));

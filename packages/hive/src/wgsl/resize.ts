@@ -1,8 +1,8 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
 import { HOMES } from '../split-pointer';
-import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { commonModule } from './common';
+import { cachedKernel, chunkLoop, entryPoint, gridLoop } from './kernel-cache';
 import { overflowModule } from './overflow';
 import { rowBallotModule } from './wcme';
 
@@ -117,7 +117,7 @@ export function mergeCheckKernel(): Kernel {
 @group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
 
 ${entryPoint()} {
-  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+  ${gridLoop('j', 'params.n')} {
     let t = params.aux0 - j;
     let s = t - params.n0;
     let used = countOneBits(~atomicLoad(&masks[t]));
@@ -199,7 +199,7 @@ export function relocateStashKernel(): Kernel {
 @group(0) @binding(3) var<storage, read_write> masks: array<atomic<u32>>;
 
 ${entryPoint()} {
-  for (var j = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); j < params.n; j += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+  ${gridLoop('j', 'params.n')} {
     let g = params.aux0 * 32u + j;
     let key = old_slots[hv_kw(g)];
     if (key >= TOMBSTONE) { continue; }
