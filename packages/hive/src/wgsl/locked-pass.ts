@@ -34,9 +34,10 @@ ${opBindings}
 
 /**
  * Job j's entry of the deferred list: a stride permutation of 0..jobs-1 (j * S mod jobs, S prime,
- * so coprime with jobs unless it divides it; up to 2^22 jobs, where j * S fits 32 bits). Neighbours in the list often share a first bucket (the bulk build
- * spills a full bucket's overflow together); run side by side they fought over its lock (on an
- * H200, 963K lock conflicts for 3M locked inserts), spread over the pass they do not.
+ * so coprime with jobs unless it divides it; up to 2^22 jobs, where j * S fits 32 bits).
+ * Neighbours in the list often share a first bucket (the bulk build spills a full bucket's
+ * overflow together); run side by side they fought over its lock (on an H200, 963K lock
+ * conflicts for 3M locked inserts), spread over the pass they do not.
  */
 fn hv_spread(j: u32, jobs: u32) -> u32 {
   if (jobs > 4194304u || jobs % 1021u == 0u) { return j; }
