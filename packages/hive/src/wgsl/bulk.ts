@@ -29,10 +29,22 @@ export const REGION_BUCKETS = 32;
  * one bank and the reads go one at a time).
  */
 const PADDED_BUCKET = 65;
+/** 16-byte words of a region each invocation loads (a region is 32 buckets of 16). */
+const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region. */
 export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS) + 16;
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
 export const BULK_RECORD_BYTES = 16;
+
+// Written out per 16-byte word (no private array: runtime-indexed ones spill to local memory).
+const quadsPerLane = [...Array(QUADS_PER_LANE).keys()];
+const regionLoads = quadsPerLane
+  .map(
+    (j) =>
+      `    let at${j} = lid + ${j * WORKGROUP_SIZE}u;\n    var q${j} = vec4<u32>();\n    if (at${j} < quads) { q${j} = slots[b0 * 16u + at${j}]; }`,
+  )
+  .join('\n');
+const regionStores = quadsPerLane.map((j) => `    if (at${j} < quads) { hv_region_put4(at${j}, q${j}); }`).join('\n');
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 
@@ -90,8 +102,8 @@ ${entryPoint()} {
 /**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
  * region's keys in rounds of one per invocation, a barrier between claiming and checking. Bindings:
- * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots and
- * masks (plain: nothing else touches the table in this dispatch), records, ends (region end
+ * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots (as 16-byte
+ * words) and masks (plain: nothing else touches the table in this dispatch), records, ends (region end
  * offsets), counters, spill (word 0: count; then batch indices).
  */
 export function bulkBuildKernel(): Kernel {
@@ -99,7 +111,7 @@ export function bulkBuildKernel(): Kernel {
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<u32>;
+@group(0) @binding(1) var<storage, read_write> slots: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> masks: array<u32>;
 @group(0) @binding(3) var<storage, read> records: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> ends: array<u32>;
@@ -113,6 +125,19 @@ var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS
 var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
+
+/** Region word 4 at .. 4 at + 3 (one bucket: 64 is a multiple of 4), stored PB words per bucket. */
+fn hv_region_put4(at: u32, v: vec4<u32>) {
+  let w = 4u * at + (4u * at) / 64u;
+  atomicStore(&region_words[w], v.x);
+  atomicStore(&region_words[w + 1u], v.y);
+  atomicStore(&region_words[w + 2u], v.z);
+  atomicStore(&region_words[w + 3u], v.w);
+}
+fn hv_region_get4(at: u32) -> vec4<u32> {
+  let w = 4u * at + (4u * at) / 64u;
+  return vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
+}
 
 /** x: the slot of bucket lb (region-local) holding key, NONE if none; y: its slots holding EMPTY. */
 fn hv_region_find(lb: u32, key: u32) -> vec2<u32> {
@@ -134,11 +159,21 @@ ${entryPoint()} {
     let end = ends[r];
     if (begin == end) { continue; }
     let b0 = r * RB;
-    let words = min(RB, params.aux0 - b0) * 64u;
-    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { atomicStore(&region_words[w + w / 64u], slots[b0 * 64u + w]); }
-    if (lid < RB && b0 + lid < params.aux0) {
-      atomicStore(&region_masks[lid], masks[b0 + lid]);
-      atomicStore(&region_locks[lid], masks[params.lock_base + b0 + lid]);
+    let quads = min(RB, params.aux0 - b0) * 16u;
+    // Every load of the region is issued before the first store to workgroup memory (a loop of
+    // word loads, each feeding an atomic store, may wait for each load in turn).
+${regionLoads}
+    var mask = 0u;
+    var lock = 0u;
+    let edge = lid < RB && b0 + lid < params.aux0;
+    if (edge) {
+      mask = masks[b0 + lid];
+      lock = masks[params.lock_base + b0 + lid];
+    }
+${regionStores}
+    if (edge) {
+      atomicStore(&region_masks[lid], mask);
+      atomicStore(&region_locks[lid], lock);
     }
     workgroupBarrier();
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
@@ -217,8 +252,8 @@ ${entryPoint()} {
       }
       workgroupBarrier();
     }
-    for (var w = lid; w < words; w += ${WORKGROUP_SIZE}u) { slots[b0 * 64u + w] = atomicLoad(&region_words[w + w / 64u]); }
-    if (lid < RB && b0 + lid < params.aux0) {
+    for (var at = lid; at < quads; at += ${WORKGROUP_SIZE}u) { slots[b0 * 16u + at] = hv_region_get4(at); }
+    if (edge) {
       masks[b0 + lid] = atomicLoad(&region_masks[lid]);
       masks[params.lock_base + b0 + lid] = atomicLoad(&region_locks[lid]);
     }
