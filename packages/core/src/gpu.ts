@@ -317,16 +317,20 @@ export class Gpu {
         resource: 'buffer' in b ? { buffer: b.buffer, offset: b.offset, size: b.size } : { buffer: b },
       })),
     });
-    const grid = dispatchGrid(
-      options.invocations,
-      kernel.workgroupSize,
-      this.limits.maxComputeWorkgroupsPerDimension,
-      options.maxWorkgroups,
-    );
     const pass = encoder.beginComputePass({ label: options.label ?? kernel.name, timestampWrites });
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(grid.x, grid.y);
+    if (options.indirect) {
+      pass.dispatchWorkgroupsIndirect(options.indirect.buffer, options.indirect.offset);
+    } else {
+      const grid = dispatchGrid(
+        options.invocations,
+        kernel.workgroupSize,
+        this.limits.maxComputeWorkgroupsPerDimension,
+        options.maxWorkgroups,
+      );
+      pass.dispatchWorkgroups(grid.x, grid.y);
+    }
     pass.end();
   }
 

@@ -25,4 +25,10 @@ export interface DispatchOptions {
   maxWorkgroups?: number;
   /** Label of the pass, for timing and error messages. */
   label?: string;
+  /**
+   * The grid read from a buffer when the pass runs (three u32 workgroup counts at byte `offset`,
+   * a multiple of 4; the buffer needs INDIRECT usage): for work whose size only the device knows.
+   * `invocations` and `maxWorkgroups` are then ignored. A count of 0 runs nothing.
+   */
+  indirect?: { buffer: GPUBuffer; offset: number };
 }

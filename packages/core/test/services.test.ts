@@ -46,6 +46,32 @@ describe('pipeline cache', () => {
       arr.destroy();
     }
   });
+
+  it('an indirect dispatch takes its grid from a buffer, and a grid of 0 workgroups runs nothing', async () => {
+    const gpu = await testGpu();
+    const rng = createRng(22);
+    const kernel = addKernel(5);
+    const n = 5000;
+    const host = rng.u32Array(n);
+    const arr = gpu.upload(host);
+    const params = gpu.uniforms(new Uint32Array([n, 0, 0, 0]));
+    // Two grids: 2 workgroups (a grid-stride loop over all n), then 0.
+    const args = gpu.createBuffer(24, 'test.indirect', BufferUsage.INDIRECT | BufferUsage.COPY_DST);
+    gpu.write(args, new Uint32Array([2, 1, 1, 0, 1, 1]));
+    const encoder = gpu.device.createCommandEncoder();
+    for (const offset of [0, 12]) {
+      gpu.encodeDispatch(encoder, kernel, { bindings: [params, arr.buffer], invocations: 0, indirect: { buffer: args, offset } });
+    }
+    gpu.submit([encoder.finish()]);
+    gpu.pool.release(params);
+    expectSameArrays(
+      'indirect add',
+      await gpu.download(arr),
+      host.map((v) => (v + 5) >>> 0),
+    );
+    arr.destroy();
+    args.destroy();
+  });
 });
 
 describe('buffer pool', () => {

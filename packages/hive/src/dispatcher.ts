@@ -4,6 +4,7 @@ import type { BulkScratch, HiveStorage } from './storage';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel } from './wgsl/bulk';
 import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
+import { listedPlanKernel, PLAN_WORDS } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
@@ -21,8 +22,9 @@ export const OP_CHUNK = 1 << 22;
  */
 const RELEASE_WORKGROUPS = 512;
 const LOCKED_WORKGROUPS = 4096;
-/** Workgroups of a listed pass A (the bulk build's spill, a few percent of the batch: most chunks are empty). */
+/** Most workgroups of a listed pass A (the bulk build's spill, a few percent of the batch: most chunks are empty). */
 const LISTED_WORKGROUPS = 2048;
+const LISTED_CAPS = { passA: LISTED_WORKGROUPS, release: RELEASE_WORKGROUPS, locked: LOCKED_WORKGROUPS };
 
 /** Per-dispatch fields of the Params uniform (the rest describe the table). */
 export interface ParamFields {
@@ -48,6 +50,8 @@ export interface OpBatch {
    * the batch by index. The failed list is not reset (the bulk scatter has reported into it).
    */
   listed?: GPUBuffer;
+  /** With `listed`: room for the passes' grids, planned on the device from the list's length (wgsl/listed-plan.ts). */
+  grids?: GPUBuffer;
 }
 
 /**
@@ -105,13 +109,17 @@ export class Dispatcher {
     invocations: number,
     buffers: GPUBuffer[],
     fields: ParamFields,
-    options: { maxWorkgroups?: number; timestampWrites?: GPUComputePassTimestampWrites } = {},
+    options: {
+      maxWorkgroups?: number;
+      timestampWrites?: GPUComputePassTimestampWrites;
+      indirect?: { buffer: GPUBuffer; offset: number };
+    } = {},
   ): void {
     const params = this.gpu.uniforms(this.params(fields));
     this.gpu.encodeDispatch(
       encoder,
       kernel,
-      { bindings: [params, ...buffers], invocations, maxWorkgroups: options.maxWorkgroups },
+      { bindings: [params, ...buffers], invocations, maxWorkgroups: options.maxWorkgroups, indirect: options.indirect },
       options.timestampWrites ?? this.profile?.(kernel.name),
     );
     this.gpu.pool.release(params);
@@ -137,19 +145,40 @@ export class Dispatcher {
       this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
-    for (let at = start; at < end; at += this.chunk) {
+    const grids = b.listed ? b.grids : undefined;
+    if (grids) {
+      if (start !== 0) throw new Error('Dispatcher: planned listed passes start at entry 0');
+      const chunks = Math.ceil(count / this.chunk);
+      this.dispatch(encoder, listedPlanKernel(LISTED_CAPS), chunks, [b.listed as GPUBuffer, grids], {
+        n: chunks,
+        aux0: this.chunk,
+        aux1: this.lockedTile,
+      });
+    }
+    for (let at = start, c = 0; at < end; at += this.chunk, c++) {
       const n = Math.min(this.chunk, end - at);
+      // Pass k's grid of this chunk, when planned on the device.
+      const planned = (k: number) => (grids ? { buffer: grids, offset: (c * PLAN_WORDS + 3 * k) * 4 } : undefined);
       // The deferred and freed lists are consumed within a chunk.
       if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
       const fields = { n, mode: b.mode, aux1: at, aux2: b.listed ? 1 : 0 };
       this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, {
         timestampWrites: at === start ? first : undefined,
         maxWorkgroups: b.listed ? LISTED_WORKGROUPS : undefined,
+        indirect: planned(0),
       });
-      this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
+      this.dispatch(
+        encoder,
+        releaseKernel(),
+        n,
+        [s.slots, s.meta, s.lists],
+        { n },
+        { maxWorkgroups: RELEASE_WORKGROUPS, indirect: planned(1) },
+      );
       this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
         timestampWrites: at + n === end ? last : undefined,
+        indirect: planned(2),
       });
     }
   }
@@ -179,7 +208,7 @@ export class Dispatcher {
       [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill],
       { n: regions, mode: b.mode, aux0: this.buckets },
     );
-    this.encodeOpPasses(encoder, { keys, values, n, mode: b.mode, listed: scratch.spill }, last);
+    this.encodeOpPasses(encoder, { keys, values, n, mode: b.mode, listed: scratch.spill, grids: scratch.grids }, last);
   }
 
   /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */

@@ -1,7 +1,8 @@
-import { type Gpu, LimitExceededError } from '@gpuhash/core';
+import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES, REGION_BUCKETS } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
+import { PLAN_WORDS } from './wgsl/listed-plan';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
 export const BUCKET_BYTES = 256;
@@ -35,15 +36,21 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
   );
 }
 
-/** Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per region, a count and a cursor. */
+/**
+ * Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per
+ * region, a count and a cursor; per chunk of the op passes, the grids of the passes over the spill.
+ */
 export interface BulkScratch {
   records: GPUBuffer;
   spill: GPUBuffer;
   counts: GPUBuffer;
   cursors: GPUBuffer;
+  grids: GPUBuffer;
   /** Keys of the largest batch it holds. */
   n: number;
   regions: number;
+  /** Op-pass chunk its grids are planned for. */
+  chunk: number;
 }
 
 /** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the records). */
@@ -114,10 +121,10 @@ export class HiveStorage {
   }
 
   /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
-  bulkScratch(n: number, buckets: number): BulkScratch {
+  bulkScratch(n: number, buckets: number, chunk: number): BulkScratch {
     const regions = Math.ceil(buckets / REGION_BUCKETS);
     const old = this.bulk;
-    if (old && old.n >= n && old.regions === regions) return old;
+    if (old && old.n >= n && old.regions === regions && old.chunk === chunk) return old;
     const size = Math.max(n, old?.n ?? 0);
     this.destroyBulk();
     this.bulk = {
@@ -125,15 +132,17 @@ export class HiveStorage {
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
       counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
       cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
+      grids: this.gpu.createBuffer(Math.ceil(size / chunk) * PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),
       n: size,
       regions,
+      chunk,
     };
     return this.bulk;
   }
 
   private destroyBulk(): void {
     const b = this.bulk;
-    if (b) for (const buffer of [b.records, b.spill, b.counts, b.cursors]) buffer.destroy();
+    if (b) for (const buffer of [b.records, b.spill, b.counts, b.cursors, b.grids]) buffer.destroy();
     this.bulk = undefined;
   }
 

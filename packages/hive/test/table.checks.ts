@@ -315,6 +315,8 @@ export const tableChecks = defineChecks('hive/table', [
         `size ${table.size}, inserted ${r.inserted}, stored ${layout.pairs.size}`,
       );
       for (const [k, val] of layout.pairs) expect(allowed.get(k)?.has(val) ?? false, `0x${k.toString(16)} holds ${val}`);
+      // Nothing lost: a key not reported failed is stored.
+      for (const k of allowed.keys()) expect(layout.pairs.has(k), `0x${k.toString(16)} was neither stored nor reported`);
       // A key reported failed is absent unless another copy of it in the batch got in.
       for (const i of failed) {
         const k = batch[i] as number;
@@ -340,6 +342,7 @@ export const tableChecks = defineChecks('hive/table', [
       for (const a of [dops, dkeys, dvals, out]) a.destroy();
       table.destroy();
     },
+    true,
   ),
   ...perVariant('mixed batches on distinct keys give the sequential outcome', async ({ gpu, rng, scale }, v) => {
     const table = await createTable(gpu, v, { capacity: 4096 * scale });
