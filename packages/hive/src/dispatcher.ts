@@ -2,9 +2,9 @@ import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel } from './wgsl/bulk';
-import { LIST_HEADER, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
+import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
-import { listedPlanKernel, PLAN_WORDS } from './wgsl/listed-plan';
+import { listedPlanKernel } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
 import { releaseKernel } from './wgsl/release';
@@ -22,9 +22,8 @@ export const OP_CHUNK = 1 << 22;
  */
 const RELEASE_WORKGROUPS = 512;
 const LOCKED_WORKGROUPS = 4096;
-/** Most workgroups of a listed pass A (the bulk build's spill, a few percent of the batch: most chunks are empty). */
-const LISTED_WORKGROUPS = 2048;
-const LISTED_CAPS = { passA: LISTED_WORKGROUPS, release: RELEASE_WORKGROUPS, locked: LOCKED_WORKGROUPS };
+/** Most workgroups of the passes over the bulk build's spill (pass A: one per 256 entries, up to one grid dimension). */
+const SPILL_CAPS = { passA: 65_535, release: RELEASE_WORKGROUPS, locked: LOCKED_WORKGROUPS };
 
 /** Per-dispatch fields of the Params uniform (the rest describe the table). */
 export interface ParamFields {
@@ -35,6 +34,8 @@ export interface ParamFields {
   aux2?: number;
   /** Linear hashing state the dispatch addresses with (default: the table's). */
   pointer?: SplitPointer;
+  /** Entries per list of the bound lists buffer (default: the table's lists). */
+  listCap?: number;
 }
 
 /** A batch of ops in device buffers: insert batches leave ops and out out. */
@@ -45,13 +46,6 @@ export interface OpBatch {
   out?: GPUBuffer;
   n: number;
   mode: number;
-  /**
-   * The bulk build's spill list (a count, then batch indices): only those entries run, read from
-   * the batch by index. The failed list is not reset (the bulk scatter has reported into it).
-   */
-  listed?: GPUBuffer;
-  /** With `listed`: room for the passes' grids, planned on the device from the list's length (wgsl/listed-plan.ts). */
-  grids?: GPUBuffer;
 }
 
 /**
@@ -93,7 +87,7 @@ export class Dispatcher {
       s.nalloc,
       s.stashLines,
       s.lockBase,
-      s.listCap,
+      f.listCap ?? s.listCap,
       this.maxEvictions,
       f.mode ?? 0,
       f.aux0 ?? 0,
@@ -134,10 +128,10 @@ export class Dispatcher {
   encodeOpPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites, start = 0, count = b.n): void {
     const s = this.storage;
     s.ensureLists(Math.min(count, this.chunk));
-    encoder.clearBuffer(s.lists, 0, (b.listed ? 2 : LIST_HEADER) * 4);
+    encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     if (count === 0) return;
     let [first, last] = splitTimestamps(timestampWrites);
-    const bindings = [s.slots, s.meta, b.listed ?? b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
+    const bindings = [s.slots, s.meta, b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
     const end = start + count;
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
@@ -145,49 +139,25 @@ export class Dispatcher {
       this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
-    const grids = b.listed ? b.grids : undefined;
-    if (grids) {
-      if (start !== 0) throw new Error('Dispatcher: planned listed passes start at entry 0');
-      const chunks = Math.ceil(count / this.chunk);
-      this.dispatch(encoder, listedPlanKernel(LISTED_CAPS), chunks, [b.listed as GPUBuffer, grids], {
-        n: chunks,
-        aux0: this.chunk,
-        aux1: this.lockedTile,
-      });
-    }
-    for (let at = start, c = 0; at < end; at += this.chunk, c++) {
+    for (let at = start; at < end; at += this.chunk) {
       const n = Math.min(this.chunk, end - at);
-      // Pass k's grid of this chunk, when planned on the device.
-      const planned = (k: number) => (grids ? { buffer: grids, offset: (c * PLAN_WORDS + 3 * k) * 4 } : undefined);
       // The deferred and freed lists are consumed within a chunk.
       if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
-      const fields = { n, mode: b.mode, aux1: at, aux2: b.listed ? 1 : 0 };
-      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, {
-        timestampWrites: at === start ? first : undefined,
-        maxWorkgroups: b.listed ? LISTED_WORKGROUPS : undefined,
-        indirect: planned(0),
-      });
-      this.dispatch(
-        encoder,
-        releaseKernel(),
-        n,
-        [s.slots, s.meta, s.lists],
-        { n },
-        { maxWorkgroups: RELEASE_WORKGROUPS, indirect: planned(1) },
-      );
+      const fields = { n, mode: b.mode, aux1: at };
+      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
+      this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
       this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
         timestampWrites: at + n === end ? last : undefined,
-        indirect: planned(2),
       });
     }
   }
 
   /**
    * An insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each region in
-   * workgroup memory, then the op passes over the keys it spilled. Reserved keys are reported
-   * in the failed list, as pass A reports them. With timestamp writes, the count pass writes the
-   * beginning and the last pass B the end.
+   * workgroup memory, then the op passes over the keys it spilled (and the reserved keys, which
+   * pass A reports as it reports them in any batch). With timestamp writes, the count pass writes
+   * the beginning and pass B the end.
    */
   encodeBulkInsert(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, timestampWrites?: GPUComputePassTimestampWrites): void {
     const s = this.storage;
@@ -200,7 +170,7 @@ export class Dispatcher {
     const [first, last] = splitTimestamps(timestampWrites);
     this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.counts], { n }, { timestampWrites: first });
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, regions);
-    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, s.lists], { n });
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, scratch.spill], { n });
     this.dispatch(
       encoder,
       bulkBuildKernel(),
@@ -208,7 +178,37 @@ export class Dispatcher {
       [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill],
       { n: regions, mode: b.mode, aux0: this.buckets },
     );
-    this.encodeOpPasses(encoder, { keys, values, n, mode: b.mode, listed: scratch.spill, grids: scratch.grids }, last);
+    this.encodeSpillPasses(encoder, b, scratch, last);
+  }
+
+  /**
+   * Pass A, release and pass B over the bulk build's spill, each in one dispatch whatever its
+   * length: pass A in "listed" mode (entry j of the spill is batch index spill[1 + j]), the grids
+   * planned on the device from the spill's length, and the lists in the records buffer, which the
+   * build has consumed and which holds a list of n entries each. (The op passes proper run in
+   * chunks, lists sized to one chunk: over a spill of a few percent of the batch, that was three
+   * passes for each 2^22 keys of the batch, nearly all of them empty.) The failed list is copied to
+   * the table's at the end: its count, and as many entries as that holds.
+   */
+  private encodeSpillPasses(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, last?: GPUComputePassTimestampWrites): void {
+    const s = this.storage;
+    const lists = scratch.records;
+    const listCap = scratch.n;
+    const grids = scratch.grids;
+    encoder.clearBuffer(lists, 0, LIST_HEADER * 4);
+    this.dispatch(encoder, listedPlanKernel(SPILL_CAPS), 1, [scratch.spill, grids], { n: 1, aux1: this.lockedTile });
+    const bindings = [s.slots, s.meta, scratch.spill, b.keys, b.values, s.dummyOut, s.counters, lists];
+    const fields = { n: b.n, mode: b.mode, aux2: 1, listCap };
+    const planned = (k: number) => ({ buffer: grids, offset: 3 * k * 4 });
+    this.dispatch(encoder, opPassKernel(this.subgroups), 0, bindings, fields, { indirect: planned(0) });
+    this.dispatch(encoder, releaseKernel(), 0, [s.slots, s.meta, lists], { n: b.n, listCap }, { indirect: planned(1) });
+    this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), 0, bindings, fields, {
+      indirect: planned(2),
+      timestampWrites: last,
+    });
+    const failedAt = (cap: number) => (LIST_HEADER + List.failed * cap) * 4;
+    encoder.copyBufferToBuffer(lists, List.failed * 4, s.lists, List.failed * 4, 4);
+    encoder.copyBufferToBuffer(lists, failedAt(listCap), s.lists, failedAt(s.listCap), Math.min(listCap, s.listCap) * 4);
   }
 
   /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */

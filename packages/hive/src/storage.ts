@@ -38,7 +38,8 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
 
 /**
  * Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per
- * region, a count and a cursor; per chunk of the op passes, the grids of the passes over the spill.
+ * region, a count and a cursor; the grids of the passes over the spill. Once the build has read
+ * the records, their buffer holds those passes' lists (`spillLists`).
  */
 export interface BulkScratch {
   records: GPUBuffer;
@@ -46,16 +47,15 @@ export interface BulkScratch {
   counts: GPUBuffer;
   cursors: GPUBuffer;
   grids: GPUBuffer;
-  /** Keys of the largest batch it holds. */
+  /** Keys of the largest batch it holds: also the capacity of each list in `records`. */
   n: number;
   regions: number;
-  /** Op-pass chunk its grids are planned for. */
-  chunk: number;
 }
 
 /** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the records). */
 export function bulkRecordsBytes(n: number): number {
-  return n * BULK_RECORD_BYTES;
+  // The records, or the lists of the passes over the spill (a header and three lists of n).
+  return Math.max(n * BULK_RECORD_BYTES, (LIST_HEADER + 3 * n) * 4);
 }
 
 /**
@@ -121,10 +121,10 @@ export class HiveStorage {
   }
 
   /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
-  bulkScratch(n: number, buckets: number, chunk: number): BulkScratch {
+  bulkScratch(n: number, buckets: number): BulkScratch {
     const regions = Math.ceil(buckets / REGION_BUCKETS);
     const old = this.bulk;
-    if (old && old.n >= n && old.regions === regions && old.chunk === chunk) return old;
+    if (old && old.n >= n && old.regions === regions) return old;
     const size = Math.max(n, old?.n ?? 0);
     this.destroyBulk();
     this.bulk = {
@@ -132,10 +132,9 @@ export class HiveStorage {
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
       counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
       cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
-      grids: this.gpu.createBuffer(Math.ceil(size / chunk) * PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),
+      grids: this.gpu.createBuffer(PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),
       n: size,
       regions,
-      chunk,
     };
     return this.bulk;
   }

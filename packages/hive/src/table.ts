@@ -441,7 +441,7 @@ export class HiveTable {
   reserveBatch(n: number): void {
     this.assertAlive();
     this.storage.ensureLists(Math.min(n, this.d.chunk));
-    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets, this.d.chunk);
+    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets);
   }
 
   /** Frees the table's GPU memory. Later calls throw DestroyedError. */
@@ -486,7 +486,7 @@ export class HiveTable {
   /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. Returns the path. */
   private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): 'bulk' | 'passes' {
     if (this.useBulk(b.n)) {
-      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets, this.d.chunk), timestampWrites);
+      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
       return 'bulk';
     }
     this.d.encodeOpPasses(encoder, b, timestampWrites);

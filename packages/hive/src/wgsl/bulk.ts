@@ -18,7 +18,8 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  *      claims for a twin of the key), and writes the region back with coalesced stores;
  *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
  *      their second bucket or the stash, so the key may live there) go through the ordinary op
- *      passes (A, release, B) by batch index, in "listed" mode.
+ *      passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
+ *      encodeSpillPasses); the scatter adds reserved keys to the spill, for pass A to report.
  * The placement is the one pass A makes (first bucket, home first; the away bits set likewise), so
  * the rest of the table does not know which path placed a key.
  */
@@ -69,8 +70,8 @@ ${entryPoint()} {
 
 /**
  * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as its
- * region's end offset), records (out: key, value, batch index), lists (reserved keys are reported
- * in the failed list, as pass A reports them).
+ * region's end offset), records (out: key, value, batch index), spill (reserved keys go there, for
+ * pass A to report as it reports them in any batch).
  */
 export function bulkScatterKernel(): Kernel {
   return cachedKernel('bulk.scatter', '', () =>
@@ -81,13 +82,12 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(2) var<storage, read> values: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
-@group(0) @binding(5) var<storage, read_write> lists: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
 ${entryPoint()} {
   ${gridLoop('i', 'params.n')} {
     let key = keys[i];
     if (key >= TOMBSTONE) {
-      let at = atomicAdd(&lists[L_FAILED], 1u);
-      if (at < params.list_cap) { atomicStore(&lists[LIST_HEADER + L_FAILED * params.list_cap + at], i | RESERVED_FLAG); }
+      atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i);
       continue;
     }
     let at = atomicAdd(&cursors[${region}], 1u);

@@ -1,12 +1,12 @@
 import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { composeWgsl } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
+import { cachedKernel } from './kernel-cache';
 
-/** u32 words of one chunk's grids: three (x, y, z) workgroup counts, for pass A, release, pass B. */
+/** u32 words of a plan: three (x, y, z) workgroup counts, for pass A, release and pass B. */
 export const PLAN_WORDS = 9;
 
-/** Most workgroups each listed pass launches for a chunk (the dispatcher's caps). */
+/** Most workgroups each pass over the spill launches. */
 export interface ListedCaps {
   passA: number;
   release: number;
@@ -14,14 +14,11 @@ export interface ListedCaps {
 }
 
 /**
- * The grids of the op passes over the bulk build's spill, chunk by chunk, from the spill's length
- * (known only on the device). The host encodes one pass A, release and pass B per chunk of the
- * batch, since the spill may be as long as the batch; most chunks lie past the end of the list (at
- * load 0.95, 5% of the keys spill), and their passes now launch no workgroup instead of a full grid
- * that finds nothing to do. A chunk's passes get workgroups in proportion to its entries (pass B:
- * `aux1` lanes per entry), up to the caps.
- * Bindings: params (n = chunks, aux0 = entries per chunk, aux1 = lanes per pass-B op), spill
- * (word 0: its length), grids (out: PLAN_WORDS per chunk, read by dispatchWorkgroupsIndirect).
+ * The grids of the op passes over the bulk build's spill, from the spill's length, which only the
+ * device knows: workgroups in proportion to its entries (pass B: `aux1` lanes per entry, a divisor of the workgroup), up to
+ * the caps, and none at all when nothing spilled. One invocation.
+ * Bindings: params (aux1 = lanes per pass-B op), spill (word 0: its length), grids (out:
+ * PLAN_WORDS words, read by dispatchWorkgroupsIndirect).
  */
 export function listedPlanKernel(caps: ListedCaps): Kernel {
   return cachedKernel('listed-plan', `${caps.passA}.${caps.release}.${caps.locked}`, () =>
@@ -31,24 +28,22 @@ export function listedPlanKernel(caps: ListedCaps): Kernel {
 @group(0) @binding(1) var<storage, read> spill: array<u32>;
 @group(0) @binding(2) var<storage, read_write> grids: array<u32>;
 
-fn hv_workgroups(lanes: u32, cap: u32) -> u32 { return min(cap, (lanes + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u); }
+/** Workgroups for items at per a workgroup, at most cap. */
+fn hv_workgroups(items: u32, per: u32, cap: u32) -> u32 { return min(cap, items / per + select(0u, 1u, items % per != 0u)); }
 
-${entryPoint()} {
-  let len = spill[0];
-  ${gridLoop('c', 'params.n')} {
-    let start = c * params.aux0;
-    let entries = min(params.aux0, len - min(len, start));
-    let g = ${PLAN_WORDS}u * c;
-    grids[g] = hv_workgroups(entries, ${caps.passA}u);
-    grids[g + 3u] = hv_workgroups(entries, ${caps.release}u);
-    grids[g + 6u] = hv_workgroups(entries * params.aux1, ${caps.locked}u);
-    for (var k = 0u; k < 3u; k++) {
-      grids[g + 3u * k + 1u] = 1u;
-      grids[g + 3u * k + 2u] = 1u;
-    }
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(local_invocation_index) lid: u32) {
+  if (lid != 0u) { return; }
+  let entries = spill[0];
+  grids[0] = hv_workgroups(entries, ${WORKGROUP_SIZE}u, ${caps.passA}u);
+  grids[3] = hv_workgroups(entries, ${WORKGROUP_SIZE}u, ${caps.release}u);
+  grids[6] = hv_workgroups(entries, ${WORKGROUP_SIZE}u / params.aux1, ${caps.locked}u);
+  for (var k = 0u; k < 3u; k++) {
+    grids[3u * k + 1u] = 1u;
+    grids[3u * k + 2u] = 1u;
   }
 }`,
-      { modules: [gridModule, commonModule] },
+      { modules: [commonModule] },
     ),
   );
 }
