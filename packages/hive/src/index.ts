@@ -8,6 +8,7 @@ export {
   BUCKET_SLOTS,
   bucketCount,
   candidateBuckets,
+  farBit,
   HOME_SLOTS,
   HOMES,
   homeOf,

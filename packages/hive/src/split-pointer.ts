@@ -30,11 +30,19 @@ export function homeOf(key: number): number {
 }
 
 /**
- * A key's bit in its first bucket's away filter (lock word bits 8..31), set when the key is
- * stored away from its home. The CPU twin of WGSL's `hv_away_bit`.
+ * A key's bit in its first bucket's away filter (lock word bits 16..31), set when the key is
+ * stored in that bucket away from its home. The CPU twin of WGSL's `hv_away_bit`.
  */
 export function awayBit(key: number): number {
-  return (1 << (8 + (((fmix32(key) >>> 8) & 0xff) % 24))) >>> 0;
+  return (1 << (16 + ((fmix32(key) >>> 8) & 15))) >>> 0;
+}
+
+/**
+ * A key's bit in its first bucket's far filter (lock word bits 3..15), set when the key is stored
+ * in its second bucket or the stash. The CPU twin of WGSL's `hv_far_bit`.
+ */
+export function farBit(key: number): number {
+  return (1 << (3 + (((fmix32(key) >>> 12) & 0xff) % 13))) >>> 0;
 }
 
 /**

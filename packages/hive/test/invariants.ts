@@ -4,6 +4,7 @@ import {
   BUCKET_SLOTS,
   candidateBuckets,
   EMPTY_KEY,
+  farBit,
   type HiveTable,
   HOME_SLOTS,
   homeOf,
@@ -57,17 +58,20 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       if (!stash && b >= snap.buckets) fail(`bucket ${b} is past the table's ${snap.buckets} buckets but holds 0x${key.toString(16)}`);
       if (pairs.has(key)) fail(`key 0x${key.toString(16)} is stored twice`);
       pairs.set(key, snap.slots[keyWord(g) + 32] as number);
-      // A key stored away from its first bucket must have flagged it (lookups skip unflagged ones).
+      // A key stored away from its first bucket must have flagged it (lookups skip unflagged ones):
+      // the overflow bit and its bit in the far filter.
       const first = candidateBuckets(key, p)[0];
       const firstLock = snap.meta[snap.nalloc + snap.stashLines + first] as number;
       if (b !== first && (firstLock & 2) === 0)
         fail(`key 0x${key.toString(16)} is in bucket ${b} but its first bucket ${first} has no overflow bit`);
-      // Likewise away from its home: finds that miss it there skip the rest of the bucket.
+      if (b !== first && (firstLock & farBit(key)) === 0)
+        fail(`key 0x${key.toString(16)} is in bucket ${b} but its first bucket ${first}'s far filter lacks its bit`);
+      // Likewise away from its home in its first bucket: finds that miss it there skip the rest of the bucket.
       const home = homeOf(key);
       if (b === first && Math.floor(s / HOME_SLOTS) === home) atHome++;
-      else if ((firstLock & awayBit(key)) === 0)
+      else if (b === first && (firstLock & awayBit(key)) === 0)
         fail(
-          `key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of bucket ${first}, whose away filter lacks its bit`,
+          `key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of its first bucket, whose away filter lacks its bit`,
         );
       if (stash) {
         stashed.add(key);

@@ -1,14 +1,14 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { awayBit, candidateBuckets, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
+import { awayBit, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
 import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
 
 /**
  * WGSL placement helpers against their CPU twins, on random keys and table sizes: a key's home
- * (`hv_home` / `homeOf`), its away-filter bit (`hv_away_bit` / `awayBit`) and its two candidate
- * buckets under a split pointer (`hv_b1`, `hv_b2` / `candidateBuckets`). The kernel writes four
- * words per key.
+ * (`hv_home` / `homeOf`), its bits in the away and far filters (`hv_away_bit`, `hv_far_bit` /
+ * `awayBit`, `farBit`, disjoint, written as one word) and its two candidate buckets under a split
+ * pointer (`hv_b1`, `hv_b2` / `candidateBuckets`). The kernel writes four words per key.
  */
 const twinsKernel: Kernel = {
   name: 'hive.test.twins',
@@ -22,7 +22,7 @@ const twinsKernel: Kernel = {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
     let k = keys[i];
-    out[i] = vec4<u32>(hv_home(k), hv_away_bit(k), hv_b1(k), hv_b2(k));
+    out[i] = vec4<u32>(hv_home(k), hv_away_bit(k) | hv_far_bit(k), hv_b1(k), hv_b2(k));
   }
 }
 `,
@@ -62,7 +62,7 @@ function pickSlot(free: number, h: number): number {
 
 export const twinsChecks = defineChecks('hive/twins', [
   {
-    name: 'hv_home, hv_away_bit, hv_b1 and hv_b2 match homeOf, awayBit and candidateBuckets',
+    name: 'hv_home, hv_away_bit, hv_far_bit, hv_b1 and hv_b2 match homeOf, awayBit, farBit and candidateBuckets',
     async run({ gpu, rng, scale }) {
       for (const buckets of [1, 3, 64, 1000 + rng.below(5000)]) {
         const p = splitPointerFor(buckets);
@@ -81,9 +81,9 @@ export const twinsChecks = defineChecks('hive/twins', [
         const want = new Uint32Array(4 * n);
         for (let i = 0; i < n; i++) {
           const k = keys[i] as number;
-          want.set([homeOf(k), awayBit(k), ...candidateBuckets(k, p)], 4 * i);
+          want.set([homeOf(k), (awayBit(k) | farBit(k)) >>> 0, ...candidateBuckets(k, p)], 4 * i);
         }
-        expectSameArrays(`${buckets} buckets: (home, away bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
+        expectSameArrays(`${buckets} buckets: (home, away | far bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
       }
     },
   },

@@ -114,27 +114,32 @@ fn hv_home_slots(h: u32) -> u32 { return ${'0x' + ((2 ** HOME_SLOTS - 1) >>> 0).
  * - the overflow bit: some key whose first bucket this is has been stored in its second bucket or
  *   the stash. Clear: a key can only be in its first bucket (at load 0.5, nearly every bucket).
  * - the stash bit: some such key has been stored in the stash. Clear: no stash line to read.
- * - the away filter (bits 8..31): for every such key stored anywhere but its home in this bucket,
- *   bit \`hv_away_bit(key)\`. A key absent from its home whose bit is clear is absent: a miss reads
- *   32 bytes. At load 0.95 a bucket has about 4 keys away from home, so about 15% of misses find
- *   their bit set by another key and read on.
+ * - the away filter (bits 16..31): for every such key stored in this bucket but away from its
+ *   home, bit \`hv_away_bit(key)\`. A key absent from its home whose bit is clear is not in this
+ *   bucket: a find reads none of the bucket's other three homes.
+ * - the far filter (bits 3..15): for every such key stored in its second bucket or the stash, bit
+ *   \`hv_far_bit(key)\`. A key whose bit is clear is in neither: a find reads neither. At load 0.95
+ *   a bucket has about 3 keys away from home and 2 far, so about 18% and 16% of misses read on.
  */
 const LOCK_BIT: u32 = 1u;
 const OVERFLOW_BIT: u32 = 2u;
 const STASH_BIT: u32 = 4u;
-const AWAY_BITS: u32 = 0xffffff00u;
-/** Every placement bit: overflow, stash, and the away filter. */
-const PLACEMENT_BITS: u32 = OVERFLOW_BIT | STASH_BIT | AWAY_BITS;
-/** key's bit in the away filter: one of 24, from fmix32 bits the home and the stash line do not use. The CPU twin is \`awayBit\`. */
-fn hv_away_bit(key: u32) -> u32 { return 1u << (8u + ((hash_fmix32(key) >> 8u) & 0xffu) % 24u); }
+const FAR_BITS: u32 = 0x0000fff8u;
+const AWAY_BITS: u32 = 0xffff0000u;
+/** Every placement bit: overflow, stash, and both filters. */
+const PLACEMENT_BITS: u32 = OVERFLOW_BIT | STASH_BIT | FAR_BITS | AWAY_BITS;
+/** key's bit in the away filter: one of 16, from fmix32 bits the home does not use. The CPU twin is \`awayBit\`. */
+fn hv_away_bit(key: u32) -> u32 { return 1u << (16u + ((hash_fmix32(key) >> 8u) & 15u)); }
+/** key's bit in the far filter: one of 13, from fmix32 bits the away bit does not use. The CPU twin is \`farBit\`. */
+fn hv_far_bit(key: u32) -> u32 { return 1u << (3u + ((hash_fmix32(key) >> 12u) & 0xffu) % 13u); }
 /**
  * The placement bits that storing key in global slot g (a table bucket's or a stash line's) sets
  * on the key's first bucket b1: none when g is in the key's home in b1.
  */
 fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
   let h = hv_home(key);
-  if (g / 32u >= params.nalloc) { return OVERFLOW_BIT | STASH_BIT | hv_away_bit(key); }
-  if (g / 32u != b1) { return OVERFLOW_BIT | hv_away_bit(key); }
+  if (g / 32u >= params.nalloc) { return OVERFLOW_BIT | STASH_BIT | hv_far_bit(key); }
+  if (g / 32u != b1) { return OVERFLOW_BIT | hv_far_bit(key); }
   if ((g % 32u) / HOME_SLOTS != h) { return hv_away_bit(key); }
   return 0u;
 }

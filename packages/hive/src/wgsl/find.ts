@@ -10,11 +10,12 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Finds, read-only and lane by lane: no cooperation, since a lane reads 32 bytes where a WCME
  * scan reads a 128-byte line per key (WCME measured slower here at every load on an H200). Each
  * lane first reads its key's home in its first bucket (one 32-byte sector) and that bucket's lock
- * word. A key found there, or absent with its away bit clear, is answered after that one read
- * (most keys: claims take slots at home first). The others read the rest of the first bucket,
- * then, when its overflow bit is set and the key was not there, the second bucket's line; then,
- * when its stash bit is set, the stash line. Each hit then reads its value word. Plain loads of
- * read-only bindings, so nothing here is atomic and the cache serves repeated lines.
+ * word. A key found there, or absent with both its filter bits clear (away and far), is answered
+ * after that one read (most keys: claims take slots at home first). With its away bit set, a key
+ * absent from its home reads the rest of the first bucket; with its far bit set, the second
+ * bucket (its home there first), and when the stash bit is set too, the stash line. Each hit then
+ * reads its value word. Plain loads of read-only bindings, so nothing here is atomic and the cache
+ * serves repeated lines.
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
  * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
@@ -114,9 +115,10 @@ ${entryPoint()} {
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
       } else {
+        let far = (word & hv_far_bit(key)) != 0u;
         slow = (word & hv_away_bit(key)) != 0u;
-        spilled = (word & OVERFLOW_BIT) != 0u && b2 != b1;
-        stashed = stash_live && (word & STASH_BIT) != 0u;
+        spilled = far && b2 != b1;
+        stashed = far && stash_live && (word & STASH_BIT) != 0u;
       }
     }
 ${slowPath}
@@ -141,27 +143,31 @@ ${slowPath}
 }
 
 /**
- * Past the home, lane by lane: the next home of b1 (claims overflow there first), then the other
- * two; then, when b1 has overflowed and the key was not there, the key's home in b2, then b2's other
- * three homes; then the stash line when flagged. The next home alone first made hits at load 0.95 3% faster, misses the same (perf-hive,
+ * Past the home, lane by lane: with the away bit, the next home of b1 (claims overflow there
+ * first), then the other two; then, with the far bit and the key not yet found, the key's home in
+ * b2, then b2's other three homes; then the stash line when flagged. The next home alone first made hits at load 0.95 3% faster, misses the same (perf-hive,
  * 8.30 against 8.54 ms and 7.83 against 7.82 ms, one H200 host type). Reading b2 only after b1 (rather
  * than with it) made hits at load 0.95 6% faster and misses 5% slower (H200, 2026-11-22,
  * perf-hive: 8.89 against 9.42 ms and 8.31 against 7.90 ms for 2^27 x 0.95 keys).
  */
 const slowPath = /* wgsl */ `
-    if (slow) {
-      // The next home first (claims overflow there first), then the other two.
-      let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
-      let sa = hv_match8(a0, a1, key);
+    if (slow || spilled || stashed) {
+      // With its away bit set: the next home first (claims overflow there first), then the other two.
+      var sa = NONE;
       var sc = NONE;
       var sd = NONE;
-      if (sa == NONE) {
+      if (slow) {
+        let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
+        sa = hv_match8(a0, a1, key);
+      }
+      if (slow && sa == NONE) {
         let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
         let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
         sc = hv_match8(c0, c1, key);
         sd = hv_match8(d0, d1, key);
       }
-      // In b2, the key's home first too (claims there take it first), then its other three homes.
+      // With its far bit set: in b2, the key's home first too (claims there take it first), then
+      // the other three homes.
       var in2 = NONE;
       if (spilled && sa == NONE && sc == NONE && sd == NONE) {
         let e0 = slots_v4[hv_home_v4(b2, h)]; let e1 = slots_v4[hv_home_v4(b2, h) + 1u];

@@ -63,7 +63,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           go = k < TOMBSTONE && hv_b1(k) != s && hv_b2(k) != s;
           h = hv_home(k);
           // A key that stays in s although its first bucket is now t: t answers for it.
-          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_away_bit(k)); }
+          if (k < TOMBSTONE && !go && hv_b1(k) == t) { atomicOr(&masks[params.lock_base + t], OVERFLOW_BIT | hv_far_bit(k)); }
         }
         movers |= hv_row_ballot(go, step);
 ${homeBallots}
