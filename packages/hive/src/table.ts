@@ -3,7 +3,7 @@ import { Dispatcher, OP_CHUNK, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { assertNoReservedKeys, CONTENDED_FLAG, RESERVED_FLAG, withoutContention } from './sentinels';
 import { BUCKET_SLOTS, type SplitPointer } from './split-pointer';
-import { bulkRecordsBytes, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
+import { bulkRecordsBytes, digitsFor, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -23,6 +23,7 @@ import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
 import { retrieveKernel, STATS_WORDS, StatsWord, statsKernel } from './wgsl/inspect';
+import { MAX_DIGITS, REGION_BUCKETS } from './wgsl/partition';
 
 interface Batch {
   n: number;
@@ -503,6 +504,7 @@ export class HiveTable {
     const limits = this.gpu.limits;
     if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES) return false;
     if (bulkRecordsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
+    if (digitsFor(Math.ceil(this.d.buckets / REGION_BUCKETS)) > MAX_DIGITS) return false;
     if (this.bulkInsert === 'always') return true;
     if (this.gpu.isSoftware) return false;
     return n >= 1 << 15 && n * 16 >= this.d.buckets * BUCKET_SLOTS;

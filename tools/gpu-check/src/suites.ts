@@ -26,6 +26,7 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
       import('../../../packages/hive/test/resize.checks'),
       import('../../../packages/hive/test/stress.checks'),
       import('../../../packages/hive/test/twins.checks'),
+      import('../../../packages/hive/test/partition.checks'),
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },

@@ -1,0 +1,291 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { commonModule, WORKGROUP_SIZE } from './common';
+import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
+
+/**
+ * The bulk build's partition of a batch by region (`REGION_BUCKETS` buckets, by the key's first
+ * bucket), in two passes of a radix partition, every rank taken in workgroup memory. The first cut
+ * counted and placed each key with an atomic on its region's global counter: 2^17 counters at 2^27
+ * slots, about a thousand keys on each, and the placing pass, which must wait for its atomic's
+ * answer, was a third of a build to load 0.95 (5.5 of 18.5 ms on an H200).
+ *   1. by digit (region / DIGIT_REGIONS): each workgroup counts its tile of TILE keys per digit
+ *      (histogram1), the counts are scanned digit-major, and the workgroup writes its tile's
+ *      records (key, value, batch index) to its slots of each digit (scatter1);
+ *   2. the plan (one workgroup) cuts each digit's records into chunks of TILE;
+ *   3. by region within the digit: each chunk counts per region (histogram2), the counts are
+ *      scanned (digit, region, chunk)-major, which is region order, and the chunk writes its records
+ *      to its slots of each region (scatter2);
+ *   4. bounds: each region's end offset, for the build.
+ * Reserved keys are not partitioned: histogram1 puts them in the spill, for pass A to report.
+ */
+export const REGION_BUCKETS = 32;
+/** Regions per digit of the first pass (a workgroup counts them in workgroup memory). */
+export const DIGIT_REGIONS = 512;
+/** Most digits: regions of up to 2^20 (2^30 slots; one binding holds far fewer). */
+export const MAX_DIGITS = 2048;
+/** Keys (records) a workgroup partitions in each pass. */
+export const TILE = 4096;
+const PER_LANE = TILE / WORKGROUP_SIZE;
+
+/** Words of the plan: a digit's first record (D + 1, the last is the total), chunks (D), first chunk (D + 1), then each chunk's digit. */
+export function planWords(digits: number, maxChunks: number): number {
+  return 3 * digits + 2 + maxChunks;
+}
+/** Chunks of the second pass, at most: each digit's records in tiles. */
+export function maxChunks(n: number, digits: number): number {
+  return Math.ceil(n / TILE) + digits;
+}
+
+const lanes = [...Array(PER_LANE).keys()];
+/** The region of a key. */
+const regionOf = (key: string) => `(hv_b1(${key}) / ${REGION_BUCKETS}u)`;
+
+/**
+ * The plan's arrays, by the number of digits `params.aux0`: plan_start(d) (d <= D), plan_chunks(d),
+ * plan_base(d) (d <= D: chunks before digit d), plan_digit(g) (the digit of chunk g).
+ */
+const planAccess = /* wgsl */ `
+fn plan_start(d: u32) -> u32 { return plan[d]; }
+fn plan_chunks(d: u32) -> u32 { return plan[params.aux0 + 1u + d]; }
+fn plan_base(d: u32) -> u32 { return plan[2u * params.aux0 + 1u + d]; }
+fn plan_digit(g: u32) -> u32 { return plan[3u * params.aux0 + 2u + g]; }`;
+
+/**
+ * Pass 1, count. One workgroup per tile (grid-strided). Bindings: params (n = batch, aux0 = digits
+ * D, aux1 = tiles W), keys, counts (out: D x W, digit-major), spill (reserved keys appended).
+ */
+export function histogram1Kernel(): Kernel {
+  return cachedKernel('bulk.histogram1', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(3) var<storage, read_write> spill: array<atomic<u32>>;
+var<workgroup> hist: array<atomic<u32>, ${MAX_DIGITS}>;
+${entryPoint()} {
+  for (var w = grid_workgroup(wid, nwg); w < params.aux1; w += nwg.x * nwg.y) {
+    for (var d = lid; d < params.aux0; d += ${WORKGROUP_SIZE}u) { atomicStore(&hist[d], 0u); }
+    workgroupBarrier();
+    // Every load in flight before the first atomic.
+${lanes.map((k) => `    let i${k} = w * ${TILE}u + ${k * WORKGROUP_SIZE}u + lid;\n    var k${k} = EMPTY;\n    if (i${k} < params.n) { k${k} = keys[i${k}]; }`).join('\n')}
+${lanes
+  .map(
+    (k) => `    if (k${k} < TOMBSTONE) {
+      atomicAdd(&hist[${regionOf(`k${k}`)} / ${DIGIT_REGIONS}u], 1u);
+    } else if (i${k} < params.n) {
+      atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i${k});
+    }`,
+  )
+  .join('\n')}
+    workgroupBarrier();
+    for (var d = lid; d < params.aux0; d += ${WORKGROUP_SIZE}u) { counts[d * params.aux1 + w] = atomicLoad(&hist[d]); }
+    workgroupBarrier();
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Pass 1, place. Bindings: params (as histogram1), keys, values, offsets (the scanned counts),
+ * parted (out: records grouped by digit).
+ */
+export function scatter1Kernel(): Kernel {
+  return cachedKernel('bulk.scatter1', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read> values: array<u32>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> parted: array<vec4<u32>>;
+var<workgroup> cursor: array<atomic<u32>, ${MAX_DIGITS}>;
+${entryPoint()} {
+  for (var w = grid_workgroup(wid, nwg); w < params.aux1; w += nwg.x * nwg.y) {
+    for (var d = lid; d < params.aux0; d += ${WORKGROUP_SIZE}u) { atomicStore(&cursor[d], offsets[d * params.aux1 + w]); }
+    workgroupBarrier();
+${lanes.map((k) => `    let i${k} = w * ${TILE}u + ${k * WORKGROUP_SIZE}u + lid;\n    var k${k} = EMPTY;\n    var v${k} = 0u;\n    if (i${k} < params.n) { k${k} = keys[i${k}]; v${k} = values[i${k}]; }`).join('\n')}
+${lanes
+  .map(
+    (k) => `    if (k${k} < TOMBSTONE) {
+      parted[atomicAdd(&cursor[${regionOf(`k${k}`)} / ${DIGIT_REGIONS}u], 1u)] = vec4<u32>(k${k}, v${k}, i${k}, 0u);
+    }`,
+  )
+  .join('\n')}
+    workgroupBarrier();
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Cuts each digit's records into chunks of TILE: one workgroup. Bindings: params (n = batch, aux0
+ * = digits D, aux1 = tiles W of pass 1), offsets (pass 1's scanned counts), spill (word 0: the
+ * reserved keys, so far), plan (out, see planWords).
+ */
+export function planKernel(): Kernel {
+  return cachedKernel('bulk.plan', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> offsets: array<u32>;
+@group(0) @binding(2) var<storage, read> spill: array<u32>;
+@group(0) @binding(3) var<storage, read_write> plan: array<u32>;
+var<workgroup> partial: array<u32, ${WORKGROUP_SIZE}>;
+const PER: u32 = ${MAX_DIGITS / WORKGROUP_SIZE}u;
+
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(local_invocation_index) lid: u32) {
+  let digits = params.aux0;
+  let total = params.n - spill[0];
+  // Lane lid plans digits lid * PER .. lid * PER + PER - 1.
+  var sum = 0u;
+  for (var k = 0u; k < PER; k++) {
+    let d = lid * PER + k;
+    if (d < digits) {
+      let start = offsets[d * params.aux1];
+      let end = select(total, offsets[(d + 1u) * params.aux1], d + 1u < digits);
+      let chunks = (end - start + ${TILE - 1}u) / ${TILE}u;
+      plan[d] = start;
+      plan[digits + 1u + d] = chunks;
+      sum += chunks;
+    }
+  }
+  // Exclusive scan of the lanes' sums (Hillis-Steele in workgroup memory).
+  partial[lid] = sum;
+  workgroupBarrier();
+  for (var step = 1u; step < ${WORKGROUP_SIZE}u; step <<= 1u) {
+    var add = 0u;
+    if (lid >= step) { add = partial[lid - step]; }
+    workgroupBarrier();
+    partial[lid] += add;
+    workgroupBarrier();
+  }
+  var base = partial[lid] - sum;
+  for (var k = 0u; k < PER; k++) {
+    let d = lid * PER + k;
+    if (d < digits) {
+      let chunks = plan[digits + 1u + d];
+      plan[2u * digits + 1u + d] = base;
+      for (var c = 0u; c < chunks; c++) { plan[3u * digits + 2u + base + c] = d; }
+      base += chunks;
+    }
+  }
+  if (lid == ${WORKGROUP_SIZE - 1}u) {
+    plan[digits] = total;
+    plan[3u * digits + 1u] = partial[lid];
+  }
+}`,
+      { modules: [commonModule] },
+    ),
+  );
+}
+
+/** The second pass's chunk loop: chunk g of digit d, records first .. last - 1. */
+const chunkHead = /* wgsl */ `
+  let chunks_total = plan_base(params.aux0);
+  for (var g = grid_workgroup(wid, nwg); g < chunks_total; g += nwg.x * nwg.y) {
+    let d = plan_digit(g);
+    let c = g - plan_base(d);
+    let first = plan_start(d) + c * ${TILE}u;
+    let last = min(first + ${TILE}u, plan_start(d + 1u));
+    // Counters of chunk c of digit d, region by region: (digit, region, chunk)-major.
+    let slot0 = ${DIGIT_REGIONS}u * plan_base(d) + c;
+    let stride = plan_chunks(d);`;
+
+const recordLoads = lanes
+  .map(
+    (k) =>
+      `    let p${k} = first + ${k * WORKGROUP_SIZE}u + lid;\n    var r${k} = vec4<u32>(EMPTY, 0u, 0u, 0u);\n    if (p${k} < last) { r${k} = parted[p${k}]; }`,
+  )
+  .join('\n');
+
+/**
+ * Pass 2, count. Bindings: params (aux0 = digits D), parted, plan, counts (out: DIGIT_REGIONS per
+ * chunk, (digit, region, chunk)-major).
+ */
+export function histogram2Kernel(): Kernel {
+  return cachedKernel('bulk.histogram2', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> parted: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> plan: array<u32>;
+@group(0) @binding(3) var<storage, read_write> counts: array<u32>;
+var<workgroup> hist: array<atomic<u32>, ${DIGIT_REGIONS}>;
+${planAccess}
+${entryPoint()} {
+${chunkHead}
+    for (var f = lid; f < ${DIGIT_REGIONS}u; f += ${WORKGROUP_SIZE}u) { atomicStore(&hist[f], 0u); }
+    workgroupBarrier();
+${recordLoads}
+${lanes.map((k) => `    if (p${k} < last) { atomicAdd(&hist[${regionOf(`r${k}.x`)} % ${DIGIT_REGIONS}u], 1u); }`).join('\n')}
+    workgroupBarrier();
+    for (var f = lid; f < ${DIGIT_REGIONS}u; f += ${WORKGROUP_SIZE}u) { counts[slot0 + f * stride] = atomicLoad(&hist[f]); }
+    workgroupBarrier();
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/** Pass 2, place. Bindings: params (as histogram2), parted, plan, offsets (the scanned counts), records (out). */
+export function scatter2Kernel(): Kernel {
+  return cachedKernel('bulk.scatter2', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> parted: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> plan: array<u32>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
+var<workgroup> cursor: array<atomic<u32>, ${DIGIT_REGIONS}>;
+${planAccess}
+${entryPoint()} {
+${chunkHead}
+    for (var f = lid; f < ${DIGIT_REGIONS}u; f += ${WORKGROUP_SIZE}u) { atomicStore(&cursor[f], offsets[slot0 + f * stride]); }
+    workgroupBarrier();
+${recordLoads}
+${lanes.map((k) => `    if (p${k} < last) { records[atomicAdd(&cursor[${regionOf(`r${k}.x`)} % ${DIGIT_REGIONS}u], 1u)] = r${k}; }`).join('\n')}
+    workgroupBarrier();
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Each region's end offset in the records, for the build. Bindings: params (n = regions, aux0 =
+ * digits D), plan, offsets (pass 2's scanned counts), ends (out).
+ */
+export function boundsKernel(): Kernel {
+  return cachedKernel('bulk.bounds', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> plan: array<u32>;
+@group(0) @binding(2) var<storage, read> offsets: array<u32>;
+@group(0) @binding(3) var<storage, read_write> ends: array<u32>;
+${planAccess}
+/** The first record of region r: its chunk-0 counter's offset (the digit's start when it has no chunk). */
+fn region_begin(r: u32) -> u32 {
+  let d = r / ${DIGIT_REGIONS}u;
+  if (plan_chunks(d) == 0u) { return plan_start(d); }
+  return offsets[${DIGIT_REGIONS}u * plan_base(d) + (r % ${DIGIT_REGIONS}u) * plan_chunks(d)];
+}
+${entryPoint()} {
+  ${gridLoop('r', 'params.n')} {
+    ends[r] = select(plan_start(params.aux0), region_begin(r + 1u), r + 1u < params.n);
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}

@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { partitionChecks } from './partition.checks';
+
+describeChecks(partitionChecks);
