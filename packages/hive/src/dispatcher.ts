@@ -16,7 +16,6 @@ import {
   planKernel,
   scatter1Kernel,
   scatter2Kernel,
-  TILE,
 } from './wgsl/partition';
 import { releaseKernel } from './wgsl/release';
 
@@ -197,21 +196,22 @@ export class Dispatcher {
   encodePartition(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, first?: GPUComputePassTimestampWrites): void {
     const { n, keys, values } = b;
     const { regions, digits } = scratch;
-    const tiles = Math.ceil(n / TILE);
+    const tile = scratch.tile;
+    const tiles = Math.ceil(n / tile);
     const pass1 = { n, aux0: digits, aux1: tiles };
-    this.dispatch(encoder, histogram1Kernel(), tiles * WORKGROUP_SIZE, [keys, scratch.counts1, scratch.spill], pass1, {
+    this.dispatch(encoder, histogram1Kernel(tile), tiles * WORKGROUP_SIZE, [keys, scratch.counts1, scratch.spill], pass1, {
       timestampWrites: first,
     });
     encodeExclusiveScan(this.gpu, encoder, scratch.counts1, scratch.counts1, digits * tiles);
-    this.dispatch(encoder, scatter1Kernel(), tiles * WORKGROUP_SIZE, [keys, values, scratch.counts1, scratch.parted], pass1);
-    this.dispatch(encoder, planKernel(), WORKGROUP_SIZE, [scratch.counts1, scratch.spill, scratch.plan], pass1);
-    const chunks = maxChunks(n, digits);
+    this.dispatch(encoder, scatter1Kernel(tile), tiles * WORKGROUP_SIZE, [keys, values, scratch.counts1, scratch.parted], pass1);
+    this.dispatch(encoder, planKernel(tile), WORKGROUP_SIZE, [scratch.counts1, scratch.spill, scratch.plan], pass1);
+    const chunks = maxChunks(n, digits, tile);
     const pass2 = { n, aux0: digits };
-    this.dispatch(encoder, histogram2Kernel(), chunks * WORKGROUP_SIZE, [scratch.parted, scratch.plan, scratch.counts2], pass2);
+    this.dispatch(encoder, histogram2Kernel(tile), chunks * WORKGROUP_SIZE, [scratch.parted, scratch.plan, scratch.counts2], pass2);
     encodeExclusiveScan(this.gpu, encoder, scratch.counts2, scratch.counts2, DIGIT_REGIONS * chunks);
     this.dispatch(
       encoder,
-      scatter2Kernel(),
+      scatter2Kernel(tile),
       chunks * WORKGROUP_SIZE,
       [scratch.parted, scratch.plan, scratch.counts2, scratch.records],
       pass2,

@@ -3,7 +3,7 @@ import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
 import { PLAN_WORDS } from './wgsl/listed-plan';
-import { DIGIT_REGIONS, maxChunks, planWords, REGION_BUCKETS, TILE } from './wgsl/partition';
+import { DIGIT_REGIONS, maxChunks, planWords, REGION_BUCKETS, type Tile } from './wgsl/partition';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
 export const BUCKET_BYTES = 256;
@@ -58,6 +58,8 @@ export interface BulkScratch {
   n: number;
   regions: number;
   digits: number;
+  /** Keys a workgroup of the partition takes at once. */
+  tile: Tile;
 }
 
 /** Digits of the partition's first pass for a table of `regions` regions. */
@@ -134,19 +136,19 @@ export class HiveStorage {
   }
 
   /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
-  bulkScratch(n: number, buckets: number): BulkScratch {
+  bulkScratch(n: number, buckets: number, tile: Tile): BulkScratch {
     const regions = Math.ceil(buckets / REGION_BUCKETS);
     const old = this.bulk;
-    if (old && old.n >= n && old.regions === regions) return old;
+    if (old && old.n >= n && old.regions === regions && old.tile === tile) return old;
     const size = Math.max(n, old?.n ?? 0);
     const digits = digitsFor(regions);
-    const chunks = maxChunks(size, digits);
+    const chunks = maxChunks(size, digits, tile);
     this.destroyBulk();
     this.bulk = {
       parted: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.parted'),
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
-      counts1: this.gpu.createBuffer(digits * Math.ceil(size / TILE) * 4, 'hive.bulk.counts1'),
+      counts1: this.gpu.createBuffer(digits * Math.ceil(size / tile) * 4, 'hive.bulk.counts1'),
       counts2: this.gpu.createBuffer(DIGIT_REGIONS * chunks * 4, 'hive.bulk.counts2'),
       plan: this.gpu.createBuffer(planWords(digits, chunks) * 4, 'hive.bulk.plan'),
       ends: this.gpu.createBuffer(regions * 4, 'hive.bulk.ends'),
@@ -154,6 +156,7 @@ export class HiveStorage {
       n: size,
       regions,
       digits,
+      tile,
     };
     return this.bulk;
   }

@@ -2,7 +2,7 @@ import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
 import type { BulkScratch, HiveStorage } from '../src/storage';
-import { DIGIT_REGIONS, REGION_BUCKETS, TILE } from '../src/wgsl/partition';
+import { DIGIT_REGIONS, partitionTile, REGION_BUCKETS } from '../src/wgsl/partition';
 import { universe } from './keys';
 import { expect } from './table.checks';
 
@@ -26,7 +26,9 @@ export const partitionChecks = defineChecks('hive/partition', [
       for (const buckets of [40 + rng.below(200), 2 * DIGIT_REGIONS * REGION_BUCKETS, (2 * DIGIT_REGIONS + 37) * REGION_BUCKETS]) {
         const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always' });
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
-        const n = (3 * TILE + rng.below(TILE)) * scale;
+        const tile = partitionTile(gpu.limits.maxComputeWorkgroupStorageSize);
+        if (tile === undefined) throw new Error('this device has too little workgroup memory for the partition');
+        const n = (6 * tile + rng.below(tile)) * scale;
         const pool = universe(rng, n);
         // A third of the batch repeats earlier keys; a few entries are reserved.
         const keys = Uint32Array.from({ length: n }, (_, i) =>
@@ -40,7 +42,7 @@ export const partitionChecks = defineChecks('hive/partition', [
         }
         const values = rng.u32Array(n);
         const { d, storage } = internals(table);
-        const scratch: BulkScratch = storage.bulkScratch(n, table.buckets);
+        const scratch: BulkScratch = storage.bulkScratch(n, table.buckets, tile);
         const dk = gpu.upload(keys);
         const dv = gpu.upload(values);
         const encoder = gpu.device.createCommandEncoder();
@@ -60,9 +62,11 @@ export const partitionChecks = defineChecks('hive/partition', [
           const end = ends[r] as number;
           expect(end >= begin && end <= total, `${what}: region ${r} ends at ${end} after ${begin}`);
           for (let at = begin; at < end; at++) {
-            const [key, value, i] = [records[4 * at], records[4 * at + 1], records[4 * at + 2]] as number[];
-            const region = Math.floor(candidateBuckets(key as number, p)[0] / REGION_BUCKETS);
-            expect(region === r, `${what}: record ${at} (key 0x${key?.toString(16)}) of region ${region} lies in region ${r}`);
+            const key = records[4 * at] as number;
+            const value = records[4 * at + 1] as number;
+            const i = records[4 * at + 2] as number;
+            const region = Math.floor(candidateBuckets(key, p)[0] / REGION_BUCKETS);
+            expect(region === r, `${what}: record ${at} (key 0x${key.toString(16)}) of region ${region} lies in region ${r}`);
             expect(i < n && keys[i] === key && values[i] === value, `${what}: record ${at} is not batch entry ${i}`);
             expect(seen[i] === 0, `${what}: batch entry ${i} partitioned twice`);
             seen[i] = 1;
