@@ -16,6 +16,7 @@ import {
   planKernel,
   scatter1Kernel,
   scatter2Kernel,
+  spanOf,
 } from './wgsl/partition';
 import { releaseKernel } from './wgsl/release';
 
@@ -197,7 +198,7 @@ export class Dispatcher {
     const { n, keys, values } = b;
     const { regions, digits } = scratch;
     const tile = scratch.tile;
-    const tiles = Math.ceil(n / tile);
+    const tiles = Math.ceil(n / spanOf(tile));
     const pass1 = { n, aux0: digits, aux1: tiles };
     this.dispatch(encoder, histogram1Kernel(tile), tiles * WORKGROUP_SIZE, [keys, scratch.counts1, scratch.spill], pass1, {
       timestampWrites: first,

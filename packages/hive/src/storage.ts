@@ -3,7 +3,7 @@ import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
 import { PLAN_WORDS } from './wgsl/listed-plan';
-import { DIGIT_REGIONS, maxChunks, planWords, REGION_BUCKETS, type Tile } from './wgsl/partition';
+import { DIGIT_REGIONS, maxChunks, planWords, REGION_BUCKETS, spanOf, type Tile } from './wgsl/partition';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
 export const BUCKET_BYTES = 256;
@@ -148,7 +148,7 @@ export class HiveStorage {
       parted: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.parted'),
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
-      counts1: this.gpu.createBuffer(digits * Math.ceil(size / tile) * 4, 'hive.bulk.counts1'),
+      counts1: this.gpu.createBuffer(digits * Math.ceil(size / spanOf(tile)) * 4, 'hive.bulk.counts1'),
       counts2: this.gpu.createBuffer(DIGIT_REGIONS * chunks * 4, 'hive.bulk.counts2'),
       plan: this.gpu.createBuffer(planWords(digits, chunks) * 4, 'hive.bulk.plan'),
       ends: this.gpu.createBuffer(regions * 4, 'hive.bulk.ends'),

@@ -2,7 +2,7 @@ import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
 import type { BulkScratch, HiveStorage } from '../src/storage';
-import { DIGIT_REGIONS, partitionTile, REGION_BUCKETS } from '../src/wgsl/partition';
+import { DIGIT_REGIONS, partitionTile, REGION_BUCKETS, spanOf } from '../src/wgsl/partition';
 import { universe } from './keys';
 import { expect } from './table.checks';
 
@@ -28,7 +28,8 @@ export const partitionChecks = defineChecks('hive/partition', [
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
         const tile = partitionTile(gpu.limits.maxComputeWorkgroupStorageSize);
         if (tile === undefined) throw new Error('this device has too little workgroup memory for the partition');
-        const n = (6 * tile + rng.below(tile)) * scale;
+        // Several spans per digit, so each digit has several chunks in the second pass.
+        const n = (8 * spanOf(tile) + rng.below(tile)) * scale;
         const pool = universe(rng, n);
         // A third of the batch repeats earlier keys; a few entries are reserved.
         const keys = Uint32Array.from({ length: n }, (_, i) =>

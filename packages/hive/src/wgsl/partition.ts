@@ -40,9 +40,18 @@ export function partitionTile(maxWorkgroupBytes: number): Tile | undefined {
 export function planWords(digits: number, maxChunks: number): number {
   return 3 * digits + 2 + maxChunks;
 }
-/** Chunks of the second pass, at most: each digit's records in tiles. */
+/**
+ * Tiles a workgroup takes in a row, sharing one set of global offsets (its counts): the reads and
+ * writes of those, one per digit and scattered, cost as much as the records of a tile.
+ */
+const SUBTILES = 4;
+/** Keys a workgroup partitions: a span of SUBTILES tiles, the unit of the counts. */
+export function spanOf(tile: Tile): number {
+  return tile * SUBTILES;
+}
+/** Chunks of the second pass, at most: each digit's records in spans. */
 export function maxChunks(n: number, digits: number, tile: Tile): number {
-  return Math.ceil(n / tile) + digits;
+  return Math.ceil(n / spanOf(tile)) + digits;
 }
 
 /** The region of a key. */
@@ -61,8 +70,8 @@ fn plan_base(d: u32) -> u32 { return plan[2u * params.aux0 + 1u + d]; }
 fn plan_digit(g: u32) -> u32 { return plan[3u * params.aux0 + 2u + g]; }`;
 
 /**
- * Pass 1, count. One workgroup per tile (grid-strided). Bindings: params (n = batch, aux0 = digits
- * D, aux1 = tiles W), keys, counts (out: D x W, digit-major), spill (reserved keys appended).
+ * Pass 1, count. One workgroup per span (grid-strided). Bindings: params (n = batch, aux0 = digits
+ * D, aux1 = spans W), keys, counts (out: D x W, digit-major), spill (reserved keys appended).
  */
 export function histogram1Kernel(tile: Tile): Kernel {
   const lanes = lanesOf(tile);
@@ -79,7 +88,8 @@ ${entryPoint()} {
     for (var d = lid; d < params.aux0; d += ${WORKGROUP_SIZE}u) { atomicStore(&hist[d], 0u); }
     workgroupBarrier();
     // Every load in flight before the first atomic.
-${lanes.map((k) => `    let i${k} = w * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var k${k} = EMPTY;\n    if (i${k} < params.n) { k${k} = keys[i${k}]; }`).join('\n')}
+    for (var sub = 0u; sub < ${SUBTILES}u; sub++) {
+${lanes.map((k) => `    let i${k} = w * ${spanOf(tile)}u + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var k${k} = EMPTY;\n    if (i${k} < params.n) { k${k} = keys[i${k}]; }`).join('\n')}
 ${lanes
   .map(
     (k) => `    if (k${k} < TOMBSTONE) {
@@ -89,6 +99,7 @@ ${lanes
     }`,
   )
   .join('\n')}
+    }
     workgroupBarrier();
     for (var d = lid; d < params.aux0; d += ${WORKGROUP_SIZE}u) { counts[d * params.aux1 + w] = atomicLoad(&hist[d]); }
     workgroupBarrier();
@@ -117,10 +128,9 @@ function stagedScatter(
   const lanes = lanesOf(tile);
   const per = MAX_DIGITS / WORKGROUP_SIZE;
   return /* wgsl */ `
-    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) {
-      atomicStore(&st_count[d], 0u);
-      st_global[d] = ${o.global};
-    }
+    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { st_global[d] = ${o.global}; }
+    for (var sub = 0u; sub < ${SUBTILES}u; sub++) {
+    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { atomicStore(&st_count[d], 0u); }
     workgroupBarrier();
 ${lanes.map((k) => o.load(k)).join('\n')}
 ${lanes.map((k) => `    var rank${k} = 0u;\n    if (ok${k}) { rank${k} = atomicAdd(&st_count[${o.digit(`rec${k}`)}], 1u); }`).join('\n')}
@@ -157,7 +167,11 @@ ${lanes.map((k) => `    if (ok${k}) { st_records[st_local[${o.digit(`rec${k}`)}]
       let d = ${o.digit('rec')};
       ${o.out}[st_global[d] + j - st_local[d]] = rec;
     }
-    workgroupBarrier();`;
+    workgroupBarrier();
+    // The span's next tile goes after this one's records.
+    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { st_global[d] += atomicLoad(&st_count[d]); }
+    workgroupBarrier();
+    }`;
 }
 
 const stagedMemory = (tile: Tile) => /* wgsl */ `
@@ -186,7 +200,7 @@ ${entryPoint()} {
 ${stagedScatter(tile, {
   digits: 'params.aux0',
   load: (k) =>
-    `    let i${k} = w * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, i${k}, 0u);\n    if (i${k} < params.n) { rec${k}.x = keys[i${k}]; rec${k}.y = values[i${k}]; }\n    let ok${k} = rec${k}.x < TOMBSTONE;`,
+    `    let i${k} = w * ${spanOf(tile)}u + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, i${k}, 0u);\n    if (i${k} < params.n) { rec${k}.x = keys[i${k}]; rec${k}.y = values[i${k}]; }\n    let ok${k} = rec${k}.x < TOMBSTONE;`,
   digit: (rec) => `(${regionOf(`${rec}.x`)} / ${DIGIT_REGIONS}u)`,
   global: 'offsets[d * params.aux1 + w]',
   out: 'parted',
@@ -199,8 +213,8 @@ ${stagedScatter(tile, {
 }
 
 /**
- * Cuts each digit's records into chunks of a tile: one workgroup. Bindings: params (n = batch, aux0
- * = digits D, aux1 = tiles W of pass 1), offsets (pass 1's scanned counts), spill (word 0: the
+ * Cuts each digit's records into chunks of a span: one workgroup. Bindings: params (n = batch, aux0
+ * = digits D, aux1 = spans W of pass 1), offsets (pass 1's scanned counts), spill (word 0: the
  * reserved keys, so far), plan (out, see planWords).
  */
 export function planKernel(tile: Tile): Kernel {
@@ -225,7 +239,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if (d < digits) {
       let start = offsets[d * params.aux1];
       let end = select(total, offsets[(d + 1u) * params.aux1], d + 1u < digits);
-      let chunks = (end - start + ${tile - 1}u) / ${tile}u;
+      let chunks = (end - start + ${spanOf(tile) - 1}u) / ${spanOf(tile)}u;
       plan[d] = start;
       plan[digits + 1u + d] = chunks;
       sum += chunks;
@@ -267,8 +281,8 @@ const chunkHead = (tile: Tile) => /* wgsl */ `
   for (var g = grid_workgroup(wid, nwg); g < chunks_total; g += nwg.x * nwg.y) {
     let d = plan_digit(g);
     let c = g - plan_base(d);
-    let first = plan_start(d) + c * ${tile}u;
-    let last = min(first + ${tile}u, plan_start(d + 1u));
+    let first = plan_start(d) + c * ${spanOf(tile)}u;
+    let last = min(first + ${spanOf(tile)}u, plan_start(d + 1u));
     // Counters of chunk c of digit d, region by region: (digit, region, chunk)-major.
     let slot0 = ${DIGIT_REGIONS}u * plan_base(d) + c;
     let stride = plan_chunks(d);`;
@@ -292,8 +306,10 @@ ${entryPoint()} {
 ${chunkHead(tile)}
     for (var f = lid; f < ${DIGIT_REGIONS}u; f += ${WORKGROUP_SIZE}u) { atomicStore(&hist[f], 0u); }
     workgroupBarrier();
-${lanes.map((k) => `    let p${k} = first + ${k * WORKGROUP_SIZE}u + lid;\n    var key${k} = EMPTY;\n    if (p${k} < last) { key${k} = parted[p${k}].x; }`).join('\n')}
+    for (var sub = 0u; sub < ${SUBTILES}u; sub++) {
+${lanes.map((k) => `    let p${k} = first + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var key${k} = EMPTY;\n    if (p${k} < last) { key${k} = parted[p${k}].x; }`).join('\n')}
 ${lanes.map((k) => `    if (p${k} < last) { atomicAdd(&hist[${regionOf(`key${k}`)} % ${DIGIT_REGIONS}u], 1u); }`).join('\n')}
+    }
     workgroupBarrier();
     for (var f = lid; f < ${DIGIT_REGIONS}u; f += ${WORKGROUP_SIZE}u) { counts[slot0 + f * stride] = atomicLoad(&hist[f]); }
     workgroupBarrier();
@@ -321,7 +337,7 @@ ${chunkHead(tile)}
 ${stagedScatter(tile, {
   digits: `${DIGIT_REGIONS}u`,
   load: (k) =>
-    `    let p${k} = first + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, 0u, 0u);\n    if (p${k} < last) { rec${k} = parted[p${k}]; }\n    let ok${k} = p${k} < last;`,
+    `    let p${k} = first + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, 0u, 0u);\n    if (p${k} < last) { rec${k} = parted[p${k}]; }\n    let ok${k} = p${k} < last;`,
   digit: (rec) => `(${regionOf(`${rec}.x`)} % ${DIGIT_REGIONS}u)`,
   global: 'offsets[slot0 + d * stride]',
   out: 'records',
