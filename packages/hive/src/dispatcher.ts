@@ -204,7 +204,13 @@ export class Dispatcher {
       timestampWrites: first,
     });
     encodeExclusiveScan(this.gpu, encoder, scratch.counts1, scratch.counts1, digits * tiles);
-    this.dispatch(encoder, scatter1Kernel(tile), tiles * WORKGROUP_SIZE, [keys, values, scratch.counts1, scratch.parted], pass1);
+    this.dispatch(
+      encoder,
+      scatter1Kernel(tile, this.subgroups),
+      tiles * WORKGROUP_SIZE,
+      [keys, values, scratch.counts1, scratch.parted],
+      pass1,
+    );
     this.dispatch(encoder, planKernel(tile), WORKGROUP_SIZE, [scratch.counts1, scratch.spill, scratch.plan], pass1);
     const chunks = maxChunks(n, digits, tile);
     const pass2 = { n, aux0: digits };
@@ -212,7 +218,7 @@ export class Dispatcher {
     encodeExclusiveScan(this.gpu, encoder, scratch.counts2, scratch.counts2, DIGIT_REGIONS * chunks);
     this.dispatch(
       encoder,
-      scatter2Kernel(tile),
+      scatter2Kernel(tile, this.subgroups),
       chunks * WORKGROUP_SIZE,
       [scratch.parted, scratch.plan, scratch.counts2, scratch.records],
       pass2,

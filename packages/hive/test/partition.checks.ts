@@ -22,9 +22,15 @@ export const partitionChecks = defineChecks('hive/partition', [
   {
     name: 'the partition by region groups every batch entry under its first bucket, reserved ones in the spill',
     async run({ gpu, rng, scale }) {
-      // Buckets: one digit, exactly two, three with a partial last one.
-      for (const buckets of [40 + rng.below(200), 2 * DIGIT_REGIONS * REGION_BUCKETS, (2 * DIGIT_REGIONS + 37) * REGION_BUCKETS]) {
-        const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always' });
+      // Buckets: one digit, exactly two, three with a partial last one; the scans over subgroups and without.
+      const cases: [number, boolean][] = [
+        [40 + rng.below(200), false],
+        [2 * DIGIT_REGIONS * REGION_BUCKETS, gpu.subgroups.supported],
+        [(2 * DIGIT_REGIONS + 37) * REGION_BUCKETS, false],
+        [(2 * DIGIT_REGIONS + 37) * REGION_BUCKETS, gpu.subgroups.supported],
+      ];
+      for (const [buckets, subgroups] of cases) {
+        const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always', subgroups });
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
         const tile = partitionTile(gpu.limits.maxComputeWorkgroupStorageSize);
         if (tile === undefined) throw new Error('this device has too little workgroup memory for the partition');
@@ -53,7 +59,7 @@ export const partitionChecks = defineChecks('hive/partition', [
         const ends = new Uint32Array(await gpu.readBytes(scratch.ends, 0, regions * 4));
         const records = new Uint32Array(await gpu.readBytes(scratch.records, 0, n * 16));
         const spill = new Uint32Array(await gpu.readBytes(scratch.spill, 0, (n + 1) * 4));
-        const what = `${table.buckets} buckets, ${n} keys`;
+        const what = `${table.buckets} buckets, ${n} keys, ${subgroups ? 'subgroup' : 'workgroup'} scan`;
         const total = n - reserved.size;
         expect(ends[regions - 1] === total, `${what}: the last region ends at ${ends[regions - 1]}, not ${total}`);
         const p = splitPointerFor(table.buckets);

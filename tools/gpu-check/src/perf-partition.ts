@@ -9,7 +9,7 @@ import { HiveTable } from '@gpuhash/hive';
 import { fmix32 } from '@gpuhash/kernels';
 import type { Dispatcher } from '../../../packages/hive/src/dispatcher';
 import type { HiveStorage } from '../../../packages/hive/src/storage';
-import { partitionWorkgroupBytes, type Tile } from '../../../packages/hive/src/wgsl/partition';
+import { partitionWorkgroupBytes, scatter1Kernel, spanOf, type Tile } from '../../../packages/hive/src/wgsl/partition';
 
 const log = Number(process.argv[2] ?? 27);
 const capacity = 2 ** log;
@@ -71,4 +71,37 @@ for (const tile of [2048, 1024] as Tile[]) {
   timer.destroy();
   gpu.pool.release(params);
   console.log(`copy of ${n} 16-byte records: ${t.passes[0]?.ms.toFixed(3)} ms`);
+}
+
+// Where the first scatter's time goes: variants of its WGSL (wrong results, same traffic otherwise)
+// without the workgroup scan, with coalesced stores, and with neither.
+{
+  const tile: Tile = 2048;
+  if (partitionWorkgroupBytes(tile) <= gpu.limits.maxComputeWorkgroupStorageSize) {
+    const scratch = storage.bulkScratch(n, table.buckets, tile);
+    const base = scatter1Kernel(tile, gpu.subgroups.supported);
+    const noScan = (src: string) => src.replace(/for \(var step = 1u;[\s\S]*?\n {4}\}\n/, '');
+    const coalesced = (src: string) =>
+      src.replace(/parted\[st_global\[d\] \+ j - st_local\[d\]\] = rec;/, `parted[w * ${spanOf(tile)}u + sub * ${tile}u + j] = rec;`);
+    const variants: [string, string][] = [
+      ['as built', base.source],
+      ['no scan', noScan(base.source)],
+      ['coalesced stores', coalesced(base.source)],
+      ['neither', coalesced(noScan(base.source))],
+    ];
+    for (const [label, source] of variants) {
+      if (label !== 'as built' && source === base.source) console.log(`variant ${label}: the patch did not apply`);
+      const kernel = { ...base, name: `perf.scatter1.${label.replace(/ /g, '-')}`, cacheKey: label, source };
+      const tiles = Math.ceil(n / spanOf(tile));
+      for (let rep = 0; rep < 2; rep++) {
+        await timed(`scatter1 ${label}, rep ${rep}`, (enc) => {
+          d.dispatch(enc, kernel, tiles * 256, [dk.buffer, dk.buffer, scratch.counts1, scratch.parted], {
+            n,
+            aux0: scratch.digits,
+            aux1: tiles,
+          });
+        });
+      }
+    }
+  }
 }

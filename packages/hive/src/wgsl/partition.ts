@@ -1,5 +1,5 @@
 import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { composeWgsl, gridModule, wgslModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
@@ -111,35 +111,43 @@ ${lanes
 }
 
 /**
- * A tile's records written out grouped by digit, through workgroup memory: each record takes a
- * rank among its digit's (a workgroup atomic), the counts are scanned into the tile's local
- * offsets, the records are staged in digit order, and then lane j writes staged record j to its
- * digit's global offset for this tile plus its place in the run. Neighbouring lanes write
- * neighbouring records, so a store covers a few lines; written from registers, each record went to
- * another line, and both scatters took 3.8 and 4.4 ms for 2^27 x 0.95 keys on an H200, the store
- * requests the limit (much as a random gather's loads).
- *   digits: count; load: per item k, sets rec{k} and ok{k}; digit: of a record; global: the
- *   tile's global offset of digit d; out: the output binding.
+ * The exclusive scan of a tile's digit counts into st_local, and \`staged\` (their total): each
+ * lane sums PER digits, then the lanes' sums are scanned. With subgroups, in subgroup order (lanes
+ * take their digits by their place in it, so nothing is assumed about how invocations form
+ * subgroups; \`scan_q\` and \`scan_sg\` come from stagedPrologue) and one barrier; without, by
+ * Hillis-Steele over the workgroup, two barriers a step.
  */
-function stagedScatter(
-  tile: Tile,
-  o: { digits: string; load: (k: number) => string; digit: (rec: string) => string; global: string; out: string },
-): string {
-  const lanes = lanesOf(tile);
-  const per = MAX_DIGITS / WORKGROUP_SIZE;
+function subgroupScan(per: number, digits: string): string {
   return /* wgsl */ `
-    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { st_global[d] = ${o.global}; }
-    for (var sub = 0u; sub < ${SUBTILES}u; sub++) {
-    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { atomicStore(&st_count[d], 0u); }
+    var sum = 0u;
+    for (var k = 0u; k < ${per}u; k++) {
+      let d = scan_q * ${per}u + k;
+      if (d < ${digits}) { sum += atomicLoad(&st_count[d]); }
+    }
+    var run = subgroupExclusiveAdd(sum);
+    let group_total = subgroupAdd(sum);
+    if (sg_lane == 0u) { st_sg_sums[scan_sg] = group_total; }
     workgroupBarrier();
-${lanes.map((k) => o.load(k)).join('\n')}
-${lanes.map((k) => `    var rank${k} = 0u;\n    if (ok${k}) { rank${k} = atomicAdd(&st_count[${o.digit(`rec${k}`)}], 1u); }`).join('\n')}
-    workgroupBarrier();
-    // Exclusive scan of the counts into st_local: lane lid sums digits lid * PER .. lid * PER + PER - 1.
+    var staged = 0u;
+    for (var i = 0u; i < ${WORKGROUP_SIZE}u / sg_size; i++) {
+      let t = st_sg_sums[i];
+      if (i < scan_sg) { run += t; }
+      staged += t;
+    }
+    for (var k = 0u; k < ${per}u; k++) {
+      let d = scan_q * ${per}u + k;
+      if (d < ${digits}) {
+        st_local[d] = run;
+        run += atomicLoad(&st_count[d]);
+      }
+    }`;
+}
+function barrierScan(per: number, digits: string): string {
+  return /* wgsl */ `
     var sum = 0u;
     for (var k = 0u; k < ${per}u; k++) {
       let d = lid * ${per}u + k;
-      if (d < ${o.digits}) { sum += atomicLoad(&st_count[d]); }
+      if (d < ${digits}) { sum += atomicLoad(&st_count[d]); }
     }
     st_partial[lid] = sum;
     workgroupBarrier();
@@ -153,12 +161,51 @@ ${lanes.map((k) => `    var rank${k} = 0u;\n    if (ok${k}) { rank${k} = atomicA
     var run = st_partial[lid] - sum;
     for (var k = 0u; k < ${per}u; k++) {
       let d = lid * ${per}u + k;
-      if (d < ${o.digits}) {
+      if (d < ${digits}) {
         st_local[d] = run;
         run += atomicLoad(&st_count[d]);
       }
     }
-    let staged = st_partial[${WORKGROUP_SIZE - 1}u];
+    let staged = st_partial[${WORKGROUP_SIZE - 1}u];`;
+}
+
+/** Numbers the subgroups of a workgroup (a workgroup atomic each): scan_sg, and scan_q, the lane's place in subgroup order. */
+function stagedPrologue(subgroups: boolean): string {
+  if (!subgroups) return '';
+  return /* wgsl */ `
+  var scan_sg = 0u;
+  if (sg_lane == 0u) { scan_sg = atomicAdd(&st_sg_next, 1u); }
+  scan_sg = subgroupBroadcastFirst(scan_sg);
+  let scan_q = scan_sg * sg_size + sg_lane;`;
+}
+
+/**
+ * A tile's records written out grouped by digit, through workgroup memory: each record takes a
+ * rank among its digit's (a workgroup atomic), the counts are scanned into the tile's local
+ * offsets, the records are staged in digit order, and then lane j writes staged record j to its
+ * digit's global offset for this tile plus its place in the run. Neighbouring lanes write
+ * neighbouring records, so a store covers a few lines; written from registers, each record went to
+ * another line, and both scatters took 3.8 and 4.4 ms for 2^27 x 0.95 keys on an H200, the store
+ * requests the limit (much as a random gather's loads).
+ *   digits: count; load: per item k, sets rec{k} and ok{k}; digit: of a record; global: the
+ *   tile's global offset of digit d; out: the output binding.
+ */
+function stagedScatter(
+  tile: Tile,
+  subgroups: boolean,
+  o: { digits: string; load: (k: number) => string; digit: (rec: string) => string; global: string; out: string },
+): string {
+  const lanes = lanesOf(tile);
+  const per = MAX_DIGITS / WORKGROUP_SIZE;
+  return /* wgsl */ `
+    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { st_global[d] = ${o.global}; }
+    for (var sub = 0u; sub < ${SUBTILES}u; sub++) {
+    for (var d = lid; d < ${o.digits}; d += ${WORKGROUP_SIZE}u) { atomicStore(&st_count[d], 0u); }
+    workgroupBarrier();
+${lanes.map((k) => o.load(k)).join('\n')}
+${lanes.map((k) => `    var rank${k} = 0u;\n    if (ok${k}) { rank${k} = atomicAdd(&st_count[${o.digit(`rec${k}`)}], 1u); }`).join('\n')}
+    workgroupBarrier();
+${subgroups ? subgroupScan(per, o.digits) : barrierScan(per, o.digits)}
     workgroupBarrier();
 ${lanes.map((k) => `    if (ok${k}) { st_records[st_local[${o.digit(`rec${k}`)}] + rank${k}] = rec${k}; }`).join('\n')}
     workgroupBarrier();
@@ -174,19 +221,25 @@ ${lanes.map((k) => `    if (ok${k}) { st_records[st_local[${o.digit(`rec${k}`)}]
     }`;
 }
 
-const stagedMemory = (tile: Tile) => /* wgsl */ `
+const stagedMemory = (tile: Tile, subgroups: boolean) => /* wgsl */ `
 var<workgroup> st_records: array<vec4<u32>, ${tile}>;
 var<workgroup> st_count: array<atomic<u32>, ${MAX_DIGITS}>;
 var<workgroup> st_local: array<u32, ${MAX_DIGITS}>;
 var<workgroup> st_global: array<u32, ${MAX_DIGITS}>;
-var<workgroup> st_partial: array<u32, ${WORKGROUP_SIZE}>;`;
+${subgroups ? `var<workgroup> st_sg_next: atomic<u32>;\nvar<workgroup> st_sg_sums: array<u32, ${WORKGROUP_SIZE}>;` : `var<workgroup> st_partial: array<u32, ${WORKGROUP_SIZE}>;`}`;
+/** Entry parameters of a staged scatter. */
+const stagedEntry = (subgroups: boolean) =>
+  entryPoint(subgroups ? '@builtin(subgroup_invocation_id) sg_lane: u32, @builtin(subgroup_size) sg_size: u32' : '');
+/** Modules of a staged scatter. */
+const stagedModules = (subgroups: boolean) => (subgroups ? [gridModule, commonModule, subgroupsModule] : [gridModule, commonModule]);
+const subgroupsModule = wgslModule('hive.partition.subgroups', '', [], ['subgroups']);
 
 /**
  * Pass 1, place. Bindings: params (as histogram1), keys, values, offsets (the scanned counts),
  * parted (out: records grouped by digit).
  */
-export function scatter1Kernel(tile: Tile): Kernel {
-  return cachedKernel('bulk.scatter1', `${tile}`, () =>
+export function scatter1Kernel(tile: Tile, subgroups: boolean): Kernel {
+  return cachedKernel('bulk.scatter1', `${tile}.${subgroups ? 'sg' : 'fb'}`, () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -194,10 +247,11 @@ export function scatter1Kernel(tile: Tile): Kernel {
 @group(0) @binding(2) var<storage, read> values: array<u32>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> parted: array<vec4<u32>>;
-${stagedMemory(tile)}
-${entryPoint()} {
+${stagedMemory(tile, subgroups)}
+${stagedEntry(subgroups)} {
+${stagedPrologue(subgroups)}
   for (var w = grid_workgroup(wid, nwg); w < params.aux1; w += nwg.x * nwg.y) {
-${stagedScatter(tile, {
+${stagedScatter(tile, subgroups, {
   digits: 'params.aux0',
   load: (k) =>
     `    let i${k} = w * ${spanOf(tile)}u + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, i${k}, 0u);\n    if (i${k} < params.n) { rec${k}.x = keys[i${k}]; rec${k}.y = values[i${k}]; }\n    let ok${k} = rec${k}.x < TOMBSTONE;`,
@@ -207,7 +261,7 @@ ${stagedScatter(tile, {
 })}
   }
 }`,
-      { modules: [gridModule, commonModule] },
+      { modules: stagedModules(subgroups) },
     ),
   );
 }
@@ -321,8 +375,8 @@ ${lanes.map((k) => `    if (p${k} < last) { atomicAdd(&hist[${regionOf(`key${k}`
 }
 
 /** Pass 2, place. Bindings: params (as histogram2), parted, plan, offsets (the scanned counts), records (out). */
-export function scatter2Kernel(tile: Tile): Kernel {
-  return cachedKernel('bulk.scatter2', `${tile}`, () =>
+export function scatter2Kernel(tile: Tile, subgroups: boolean): Kernel {
+  return cachedKernel('bulk.scatter2', `${tile}.${subgroups ? 'sg' : 'fb'}`, () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -330,11 +384,12 @@ export function scatter2Kernel(tile: Tile): Kernel {
 @group(0) @binding(2) var<storage, read> plan: array<u32>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
-${stagedMemory(tile)}
+${stagedMemory(tile, subgroups)}
 ${planAccess}
-${entryPoint()} {
+${stagedEntry(subgroups)} {
+${stagedPrologue(subgroups)}
 ${chunkHead(tile)}
-${stagedScatter(tile, {
+${stagedScatter(tile, subgroups, {
   digits: `${DIGIT_REGIONS}u`,
   load: (k) =>
     `    let p${k} = first + sub * ${tile}u + ${k * WORKGROUP_SIZE}u + lid;\n    var rec${k} = vec4<u32>(EMPTY, 0u, 0u, 0u);\n    if (p${k} < last) { rec${k} = parted[p${k}]; }\n    let ok${k} = p${k} < last;`,
@@ -344,7 +399,7 @@ ${stagedScatter(tile, {
 })}
   }
 }`,
-      { modules: [gridModule, commonModule] },
+      { modules: stagedModules(subgroups) },
     ),
   );
 }
