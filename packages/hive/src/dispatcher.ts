@@ -1,23 +1,12 @@
 import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
-import { bulkBuildKernel } from './wgsl/bulk';
+import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { listedPlanKernel } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
-import {
-  boundsKernel,
-  DIGIT_REGIONS,
-  histogram1Kernel,
-  histogram2Kernel,
-  maxChunks,
-  planKernel,
-  scatter1Kernel,
-  scatter2Kernel,
-  spanOf,
-} from './wgsl/partition';
 import { releaseKernel } from './wgsl/release';
 
 /**
@@ -167,13 +156,13 @@ export class Dispatcher {
   /**
    * An insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each region in
    * workgroup memory, then the op passes over the keys it spilled (and the reserved keys, which
-   * pass A reports as it reports them in any batch). With timestamp writes, the partition's first
-   * pass writes the beginning and pass B the end.
+   * pass A reports as it reports them in any batch). With timestamp writes, the count pass writes
+   * the beginning and pass B the end.
    */
   encodeBulkInsert(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, timestampWrites?: GPUComputePassTimestampWrites): void {
     const s = this.storage;
     const { n } = b;
-    const { regions } = scratch;
+    const regions = scratch.regions;
     s.ensureLists(Math.min(n, this.chunk));
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     encoder.clearBuffer(scratch.spill, 0, 4);
@@ -183,47 +172,23 @@ export class Dispatcher {
       encoder,
       bulkBuildKernel(),
       regions * WORKGROUP_SIZE,
-      [s.slots, s.meta, scratch.records, scratch.ends, s.counters, scratch.spill],
+      [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill],
       { n: regions, mode: b.mode, aux0: this.buckets },
     );
     this.encodeSpillPasses(encoder, b, scratch, last);
   }
 
   /**
-   * The partition of a batch by region (wgsl/partition.ts): by digit, then by region within the
-   * digit, into `scratch.records` and `scratch.ends`; reserved keys into the spill (which it
-   * expects cleared).
+   * The bulk build's partition of a batch by region: count, scan, scatter. Leaves the records
+   * grouped by region in `scratch.records`, each region's end offset in `scratch.cursors`, and the
+   * reserved keys in the spill (which it expects cleared).
    */
   encodePartition(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, first?: GPUComputePassTimestampWrites): void {
     const { n, keys, values } = b;
-    const { regions, digits } = scratch;
-    const tile = scratch.tile;
-    const tiles = Math.ceil(n / spanOf(tile));
-    const pass1 = { n, aux0: digits, aux1: tiles };
-    this.dispatch(encoder, histogram1Kernel(tile), tiles * WORKGROUP_SIZE, [keys, scratch.counts1, scratch.spill], pass1, {
-      timestampWrites: first,
-    });
-    encodeExclusiveScan(this.gpu, encoder, scratch.counts1, scratch.counts1, digits * tiles);
-    this.dispatch(
-      encoder,
-      scatter1Kernel(tile, this.subgroups),
-      tiles * WORKGROUP_SIZE,
-      [keys, values, scratch.counts1, scratch.parted],
-      pass1,
-    );
-    this.dispatch(encoder, planKernel(tile), WORKGROUP_SIZE, [scratch.counts1, scratch.spill, scratch.plan], pass1);
-    const chunks = maxChunks(n, digits, tile);
-    const pass2 = { n, aux0: digits };
-    this.dispatch(encoder, histogram2Kernel(tile), chunks * WORKGROUP_SIZE, [scratch.parted, scratch.plan, scratch.counts2], pass2);
-    encodeExclusiveScan(this.gpu, encoder, scratch.counts2, scratch.counts2, DIGIT_REGIONS * chunks);
-    this.dispatch(
-      encoder,
-      scatter2Kernel(tile, this.subgroups),
-      chunks * WORKGROUP_SIZE,
-      [scratch.parted, scratch.plan, scratch.counts2, scratch.records],
-      pass2,
-    );
-    this.dispatch(encoder, boundsKernel(), regions, [scratch.plan, scratch.counts2, scratch.ends], { n: regions, aux0: digits });
+    encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
+    this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.counts], { n }, { timestampWrites: first });
+    encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, scratch.regions);
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, scratch.spill], { n });
   }
 
   /**

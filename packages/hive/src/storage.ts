@@ -1,9 +1,8 @@
 import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
-import { BULK_RECORD_BYTES } from './wgsl/bulk';
+import { BULK_RECORD_BYTES, REGION_BUCKETS } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
 import { PLAN_WORDS } from './wgsl/listed-plan';
-import { DIGIT_REGIONS, maxChunks, planWords, REGION_BUCKETS, spanOf, type Tile } from './wgsl/partition';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
 export const BUCKET_BYTES = 256;
@@ -38,33 +37,19 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
 }
 
 /**
- * Scratch of the bulk build (wgsl/bulk.ts, wgsl/partition.ts): per key of a batch, a record in
- * each pass of the partition (`parted`, then `records`) and a spill entry; the partition's counts
- * and plan; per region, its end offset; the grids of the passes over the spill. Once the build has
- * read the records, their buffer holds those passes' lists.
+ * Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per
+ * region, a count and a cursor; the grids of the passes over the spill. Once the build has read
+ * the records, their buffer holds those passes' lists (`spillLists`).
  */
 export interface BulkScratch {
-  parted: GPUBuffer;
   records: GPUBuffer;
   spill: GPUBuffer;
-  /** Pass 1's counts: digits x tiles. */
-  counts1: GPUBuffer;
-  /** Pass 2's counts: DIGIT_REGIONS per chunk. */
-  counts2: GPUBuffer;
-  plan: GPUBuffer;
-  ends: GPUBuffer;
+  counts: GPUBuffer;
+  cursors: GPUBuffer;
   grids: GPUBuffer;
   /** Keys of the largest batch it holds: also the capacity of each list in `records`. */
   n: number;
   regions: number;
-  digits: number;
-  /** Keys a workgroup of the partition takes at once. */
-  tile: Tile;
-}
-
-/** Digits of the partition's first pass for a table of `regions` regions. */
-export function digitsFor(regions: number): number {
-  return Math.ceil(regions / DIGIT_REGIONS);
 }
 
 /** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the records). */
@@ -136,34 +121,27 @@ export class HiveStorage {
   }
 
   /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
-  bulkScratch(n: number, buckets: number, tile: Tile): BulkScratch {
+  bulkScratch(n: number, buckets: number): BulkScratch {
     const regions = Math.ceil(buckets / REGION_BUCKETS);
     const old = this.bulk;
-    if (old && old.n >= n && old.regions === regions && old.tile === tile) return old;
+    if (old && old.n >= n && old.regions === regions) return old;
     const size = Math.max(n, old?.n ?? 0);
-    const digits = digitsFor(regions);
-    const chunks = maxChunks(size, digits, tile);
     this.destroyBulk();
     this.bulk = {
-      parted: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.parted'),
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
-      counts1: this.gpu.createBuffer(digits * Math.ceil(size / spanOf(tile)) * 4, 'hive.bulk.counts1'),
-      counts2: this.gpu.createBuffer(DIGIT_REGIONS * chunks * 4, 'hive.bulk.counts2'),
-      plan: this.gpu.createBuffer(planWords(digits, chunks) * 4, 'hive.bulk.plan'),
-      ends: this.gpu.createBuffer(regions * 4, 'hive.bulk.ends'),
+      counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
+      cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
       grids: this.gpu.createBuffer(PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),
       n: size,
       regions,
-      digits,
-      tile,
     };
     return this.bulk;
   }
 
   private destroyBulk(): void {
     const b = this.bulk;
-    if (b) for (const buffer of [b.parted, b.records, b.spill, b.counts1, b.counts2, b.plan, b.ends, b.grids]) buffer.destroy();
+    if (b) for (const buffer of [b.records, b.spill, b.counts, b.cursors, b.grids]) buffer.destroy();
     this.bulk = undefined;
   }
 

@@ -3,7 +3,7 @@ import { Dispatcher, OP_CHUNK, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { assertNoReservedKeys, CONTENDED_FLAG, RESERVED_FLAG, withoutContention } from './sentinels';
 import { BUCKET_SLOTS, type SplitPointer } from './split-pointer';
-import { bulkRecordsBytes, digitsFor, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
+import { bulkRecordsBytes, HiveStorage, limitError, maxBuckets, slotsBytes } from './storage';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -23,7 +23,6 @@ import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
 import { retrieveKernel, STATS_WORDS, StatsWord, statsKernel } from './wgsl/inspect';
-import { MAX_DIGITS, partitionTile, REGION_BUCKETS, type Tile } from './wgsl/partition';
 
 interface Batch {
   n: number;
@@ -60,8 +59,6 @@ export class HiveTable {
   readonly subgroups: boolean;
   /** Which insert batches take the bulk build (see HiveOptions.bulkInsert). */
   readonly bulkInsert: 'auto' | 'always' | 'never';
-  /** The bulk build's partition tile on this device (undefined: too little workgroup memory for it). */
-  private readonly partitionTile: Tile | undefined;
 
   private constructor(
     readonly gpu: Gpu,
@@ -76,7 +73,6 @@ export class HiveTable {
     this.maxEvictions = options.maxEvictions ?? 8;
     this.subgroups = subgroups;
     this.bulkInsert = options.bulkInsert ?? 'auto';
-    this.partitionTile = partitionTile(gpu.limits.maxComputeWorkgroupStorageSize);
     this.storage = new HiveStorage(gpu, buckets);
     this.d = new Dispatcher(gpu, this.storage, buckets, subgroups, this.maxEvictions, options.opChunk ?? OP_CHUNK);
     this.resizer = new Resizer(gpu, this.storage, this.d, this, {
@@ -445,7 +441,7 @@ export class HiveTable {
   reserveBatch(n: number): void {
     this.assertAlive();
     this.storage.ensureLists(Math.min(n, this.d.chunk));
-    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets, this.partitionTile as Tile);
+    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets);
   }
 
   /** Frees the table's GPU memory. Later calls throw DestroyedError. */
@@ -490,7 +486,7 @@ export class HiveTable {
   /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. Returns the path. */
   private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): 'bulk' | 'passes' {
     if (this.useBulk(b.n)) {
-      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets, this.partitionTile as Tile), timestampWrites);
+      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
       return 'bulk';
     }
     this.d.encodeOpPasses(encoder, b, timestampWrites);
@@ -505,9 +501,8 @@ export class HiveTable {
   private useBulk(n: number): boolean {
     if (this.bulkInsert === 'never' || n === 0) return false;
     const limits = this.gpu.limits;
-    if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES || this.partitionTile === undefined) return false;
+    if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES) return false;
     if (bulkRecordsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
-    if (digitsFor(Math.ceil(this.d.buckets / REGION_BUCKETS)) > MAX_DIGITS) return false;
     if (this.bulkInsert === 'always') return true;
     if (this.gpu.isSoftware) return false;
     return n >= 1 << 15 && n * 16 >= this.d.buckets * BUCKET_SLOTS;

@@ -2,7 +2,7 @@ import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
 import type { BulkScratch, HiveStorage } from '../src/storage';
-import { DIGIT_REGIONS, partitionTile, REGION_BUCKETS, spanOf } from '../src/wgsl/partition';
+import { REGION_BUCKETS } from '../src/wgsl/bulk';
 import { universe } from './keys';
 import { expect } from './table.checks';
 
@@ -12,30 +12,19 @@ function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
 }
 
 /**
- * The bulk build's partition by region (wgsl/partition.ts) against a CPU model: for tables of one
- * to several digits (the last one partial) and batches of several tiles and chunks per digit, with
- * reserved keys and duplicates, every region's records lie between its end offsets and are its
- * keys, every non-reserved batch entry is one record (key, value, batch index), and the spill holds
- * exactly the reserved entries.
+ * The bulk build's partition by region (count, scan, scatter) against a CPU model: for tables of
+ * a few regions to a thousand, with reserved keys and duplicates in the batch, every region's
+ * records lie between its end offsets and are its keys, every non-reserved batch entry is one
+ * record (key, value, batch index), and the spill holds exactly the reserved entries.
  */
 export const partitionChecks = defineChecks('hive/partition', [
   {
     name: 'the partition by region groups every batch entry under its first bucket, reserved ones in the spill',
     async run({ gpu, rng, scale }) {
-      // Buckets: one digit, exactly two, three with a partial last one; the scans over subgroups and without.
-      const cases: [number, boolean][] = [
-        [40 + rng.below(200), false],
-        [2 * DIGIT_REGIONS * REGION_BUCKETS, gpu.subgroups.supported],
-        [(2 * DIGIT_REGIONS + 37) * REGION_BUCKETS, false],
-        [(2 * DIGIT_REGIONS + 37) * REGION_BUCKETS, gpu.subgroups.supported],
-      ];
-      for (const [buckets, subgroups] of cases) {
-        const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always', subgroups });
+      for (const buckets of [40 + rng.below(200), 1024 * REGION_BUCKETS + 37]) {
+        const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always' });
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
-        const tile = partitionTile(gpu.limits.maxComputeWorkgroupStorageSize);
-        if (tile === undefined) throw new Error('this device has too little workgroup memory for the partition');
-        // Several spans per digit, so each digit has several chunks in the second pass.
-        const n = (8 * spanOf(tile) + rng.below(tile)) * scale;
+        const n = (20_000 + rng.below(4096)) * scale;
         const pool = universe(rng, n);
         // A third of the batch repeats earlier keys; a few entries are reserved.
         const keys = Uint32Array.from({ length: n }, (_, i) =>
@@ -49,17 +38,17 @@ export const partitionChecks = defineChecks('hive/partition', [
         }
         const values = rng.u32Array(n);
         const { d, storage } = internals(table);
-        const scratch: BulkScratch = storage.bulkScratch(n, table.buckets, tile);
+        const scratch: BulkScratch = storage.bulkScratch(n, table.buckets);
         const dk = gpu.upload(keys);
         const dv = gpu.upload(values);
         const encoder = gpu.device.createCommandEncoder();
         encoder.clearBuffer(scratch.spill, 0, 4);
         d.encodePartition(encoder, { keys: dk.buffer, values: dv.buffer, n, mode: 0 }, scratch);
         gpu.submit([encoder.finish()]);
-        const ends = new Uint32Array(await gpu.readBytes(scratch.ends, 0, regions * 4));
+        const ends = new Uint32Array(await gpu.readBytes(scratch.cursors, 0, regions * 4));
         const records = new Uint32Array(await gpu.readBytes(scratch.records, 0, n * 16));
         const spill = new Uint32Array(await gpu.readBytes(scratch.spill, 0, (n + 1) * 4));
-        const what = `${table.buckets} buckets, ${n} keys, ${subgroups ? 'subgroup' : 'workgroup'} scan`;
+        const what = `${table.buckets} buckets, ${n} keys`;
         const total = n - reserved.size;
         expect(ends[regions - 1] === total, `${what}: the last region ends at ${ends[regions - 1]}, not ${total}`);
         const p = splitPointerFor(table.buckets);

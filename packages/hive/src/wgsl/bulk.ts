@@ -1,26 +1,29 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint } from './kernel-cache';
-import { REGION_BUCKETS } from './partition';
+import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
 /**
  * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
  * most of its time on scattered global traffic: a line scan, a free-mask atomic and two stores per
  * key, each in a different random place. Here the batch is first partitioned by region (a run of
- * `REGION_BUCKETS` buckets, by the key's first bucket; partition.ts): one 16-byte record (key,
- * value, batch index) per key, grouped by region, and each region's end offset. Then:
- *   - build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
- *     into workgroup memory, runs the same protocol there as pass A (look for the key in its first
- *     bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
- *     claims for a twin of the key), and writes the region back with coalesced stores;
- *   - spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
- *     their second bucket or the stash, so the key may live there) go through the ordinary op
- *     passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
- *     encodeSpillPasses); the partition adds reserved keys to the spill, for pass A to report.
+ * `REGION_BUCKETS` buckets, by the key's first bucket):
+ *   1. count: keys per region;
+ *   2. scan the counts into region offsets (device-wide exclusive scan);
+ *   3. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
+ *      scattered store, not two);
+ *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
+ *      into workgroup memory, runs the same protocol there as pass A (look for the key in its first
+ *      bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
+ *      claims for a twin of the key), and writes the region back with coalesced stores;
+ *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
+ *      their second bucket or the stash, so the key may live there) go through the ordinary op
+ *      passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
+ *      encodeSpillPasses); the scatter adds reserved keys to the spill, for pass A to report.
  * The placement is the one pass A makes (first bucket, home first; the away bits set likewise), so
  * the rest of the table does not know which path placed a key.
  */
+export const REGION_BUCKETS = 32;
 /**
  * Words of a bucket in workgroup memory: its 64 (keys, then values) and one of padding, so that
  * lanes reading the same slot of different buckets hit different banks (64 apart, they all hit
@@ -43,6 +46,58 @@ const regionLoads = quadsPerLane
   )
   .join('\n');
 const regionStores = quadsPerLane.map((j) => `    if (at${j} < quads) { hv_region_put4(at${j}, q${j}); }`).join('\n');
+
+const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
+
+/** Bindings: params (n = batch), keys, counts (atomic, one per region). */
+export function bulkCountKernel(): Kernel {
+  return cachedKernel('bulk.count', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+${entryPoint()} {
+  ${gridLoop('i', 'params.n')} {
+    let key = keys[i];
+    if (key < TOMBSTONE) { atomicAdd(&counts[${region}], 1u); }
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as its
+ * region's end offset), records (out: key, value, batch index), spill (reserved keys go there, for
+ * pass A to report as it reports them in any batch).
+ */
+export function bulkScatterKernel(): Kernel {
+  return cachedKernel('bulk.scatter', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read> values: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
+${entryPoint()} {
+  ${gridLoop('i', 'params.n')} {
+    let key = keys[i];
+    if (key >= TOMBSTONE) {
+      atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i);
+      continue;
+    }
+    let at = atomicAdd(&cursors[${region}], 1u);
+    records[at] = vec4<u32>(key, values[i], i, 0u);
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
 
 /**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
