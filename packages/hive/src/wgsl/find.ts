@@ -29,8 +29,8 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(): Kernel {
-  return cachedKernel('find', '', () =>
+export function findKernel(valuesAtHome = false): Kernel {
+  return cachedKernel('find', valuesAtHome ? 'values-at-home' : '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -55,6 +55,13 @@ fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
   if (lo.y == key) { s = 1u; }
   if (lo.x == key) { s = 0u; }
   return s;
+}
+
+/** Word s (0..7) of a home's 8 words read as two 16-byte words. */
+fn hv_pick8(lo: vec4<u32>, hi: vec4<u32>, s: u32) -> u32 {
+  let v = select(lo, hi, s >= 4u);
+  let t = s & 3u;
+  return select(select(v.x, v.y, t == 1u), select(v.z, v.w, t == 3u), t >= 2u);
 }
 
 /** Bucket b's key line as 16-byte words: the index of home j's first. */
@@ -102,6 +109,8 @@ ${entryPoint()} {
     // The home first: each lane reads its key's home in b1 (32 bytes) and b1's lock word. Most
     // keys live there, and a key absent from it whose away bit is clear is a miss.
     var at = NONE;
+    var value = 0u;
+    var known = false;
     var slow = false;
     var spilled = false;
     var stashed = false;
@@ -111,9 +120,11 @@ ${entryPoint()} {
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
       let word = masks_ro[params.lock_base + b1];
+${valuesAtHome ? homeValuesRead : ''}
       let s = hv_match8(lo, hi, key);
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
+${valuesAtHome ? homeValuePick : ''}
       } else {
         let far = (word & hv_far_bit(key)) != 0u;
         slow = (word & hv_away_bit(key)) != 0u;
@@ -122,8 +133,7 @@ ${entryPoint()} {
       }
     }
 ${slowPath}
-    var value = 0u;
-    if (at != NONE) { value = slots_ro[hv_vw(at)]; }
+    if (at != NONE && !known) { value = slots_ro[hv_vw(at)]; }
     let found = select(0u, 1u, at != NONE);
     if (apply) {
       if (local < params.n && ops[i] == OP_FIND) {
@@ -141,6 +151,15 @@ ${slowPath}
     ),
   );
 }
+
+/** The home's 8 values (the value line is 8 16-byte words after the key line), read with its keys. */
+const homeValuesRead = /* wgsl */ `
+      let vlo = slots_v4[q + 8u];
+      let vhi = slots_v4[q + 9u];`;
+
+const homeValuePick = /* wgsl */ `
+        value = hv_pick8(vlo, vhi, s);
+        known = true;`;
 
 /**
  * Past the home, lane by lane: with the away bit, the next home of b1 (claims overflow there
