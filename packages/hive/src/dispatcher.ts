@@ -61,8 +61,6 @@ export class Dispatcher {
   profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
   /** Lanes per locked-pass op (perf-hive compares tiles; not public API). */
   lockedTile = LOCKED_TILE;
-  /** Whether finds read a home's values with its keys (perf-hive compares both; not public API). */
-  findValuesAtHome = false;
 
   constructor(
     private readonly gpu: Gpu,
@@ -138,14 +136,7 @@ export class Dispatcher {
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
       const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
-      this.dispatch(
-        encoder,
-        findKernel(this.findValuesAtHome),
-        count,
-        findBindings,
-        { n: count, mode: MODE_APPLY, aux1: start },
-        { timestampWrites: first },
-      );
+      this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {

@@ -522,7 +522,7 @@ export class HiveTable {
     const s = this.storage;
     this.d.dispatch(
       encoder,
-      findKernel(this.d.findValuesAtHome),
+      findKernel(),
       n,
       [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
       { n },

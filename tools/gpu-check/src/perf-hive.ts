@@ -2,8 +2,7 @@
  * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
  * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
  * each kernel's GPU time (timestamps around every pass) and the table's stats after each step;
- * then rebuilds to 0.95 and reruns the mixed batch with 32, 8 and 4 lanes per locked-pass op. Each
- * find runs twice: as built, and with each home's values read with its keys.
+ * then rebuilds to 0.95 and reruns the mixed batch with 32, 8 and 4 lanes per locked-pass op.
  * The clock ramps during the first steps: compare passes measured late in the run.
  *   node perf-hive.mjs [log2Capacity=27]
  */
@@ -21,7 +20,7 @@ table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
 const d = (
   table as unknown as {
-    d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number; findValuesAtHome: boolean };
+    d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number };
   }
 ).d;
 
@@ -69,13 +68,8 @@ await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.b
 // The same keys again: every insert finds its key in the scan, so this is pass A without claims.
 const f = gpu.createArray('u32', full);
 const g = gpu.createArray('u32', full);
-/** Finds as built, then with each home's values read with its keys (the dispatcher's findValuesAtHome). */
 async function finds(label: string, keys: GPUBuffer, n: number): Promise<void> {
-  for (const valuesAtHome of [false, true]) {
-    d.findValuesAtHome = valuesAtHome;
-    await profiled(`${label}${valuesAtHome ? ', values read at home' : ''}`, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
-  }
-  d.findValuesAtHome = false;
+  await profiled(label, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
 }
 const missesHalf = gpu.upload(keysFrom(0, half, false));
 await finds('find hits at 0.5', k1.buffer, half);

@@ -9,19 +9,22 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
 /**
  * Finds, read-only and lane by lane: no cooperation, since a lane reads 32 bytes where a WCME
  * scan reads a 128-byte line per key (WCME measured slower here at every load on an H200). Each
- * lane first reads its key's home in its first bucket (one 32-byte sector) and that bucket's lock
- * word. A key found there, or absent with both its filter bits clear (away and far), is answered
- * after that one read (most keys: claims take slots at home first). With its away bit set, a key
- * absent from its home reads the rest of the first bucket; with its far bit set, the second
- * bucket (its home there first), and when the stash bit is set too, the stash line. Each hit then
- * reads its value word. Plain loads of read-only bindings, so nothing here is atomic and the cache
- * serves repeated lines.
+ * lane first reads its key's home in its first bucket (one 32-byte sector), the home's 8 values
+ * (the sector beside it in the value line) and that bucket's lock word. A key found there, or
+ * absent with both its filter bits clear (away and far), is answered after that one round trip
+ * (most keys: claims take slots at home first). With its away bit set, a key absent from its home
+ * reads the rest of the first bucket; with its far bit set, the second bucket (its home there
+ * first), and when the stash bit is set too, the stash line. A hit away from home then reads its
+ * value word. Plain loads of read-only bindings, so nothing here is atomic and the cache serves
+ * repeated lines.
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
  * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
  * per lane were slower than one (hits at 0.5: 15.5 G/s on a faster host against 17.6). Reading
- * the home's 8 values together with its keys (same bucket, no dependent read after a hit) sped
- * hits at load 0.5 up by 17% but not at 0.95, and slowed misses by 35-55%.
+ * the home's values with its keys was first measured 17% faster for hits at load 0.5 but no faster
+ * at 0.95, and 35-55% slower for misses; with the far filter it took hits at 0.5 from 4.64 to 3.85
+ * ms, and hits (8.43, 8.42 ms) and misses at 0.95 (7.54, 7.48) and misses at 0.5 (2.64) stayed
+ * the same (perf-hive at 4549623, 2^27 slots, H200, 2026-11-22).
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
@@ -29,8 +32,8 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(valuesAtHome = false): Kernel {
-  return cachedKernel('find', valuesAtHome ? 'values-at-home' : '', () =>
+export function findKernel(): Kernel {
+  return cachedKernel('find', '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -120,11 +123,15 @@ ${entryPoint()} {
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
       let word = masks_ro[params.lock_base + b1];
-${valuesAtHome ? homeValuesRead : ''}
+      // The home's 8 values too (the value line starts 8 16-byte words after the key line): a hit
+      // at home then needs no second, dependent read.
+      let vlo = slots_v4[q + 8u];
+      let vhi = slots_v4[q + 9u];
       let s = hv_match8(lo, hi, key);
       if (s != NONE) {
         at = b1 * 32u + 8u * h + s;
-${valuesAtHome ? homeValuePick : ''}
+        value = hv_pick8(vlo, vhi, s);
+        known = true;
       } else {
         let far = (word & hv_far_bit(key)) != 0u;
         slow = (word & hv_away_bit(key)) != 0u;
@@ -151,15 +158,6 @@ ${slowPath}
     ),
   );
 }
-
-/** The home's 8 values (the value line is 8 16-byte words after the key line), read with its keys. */
-const homeValuesRead = /* wgsl */ `
-      let vlo = slots_v4[q + 8u];
-      let vhi = slots_v4[q + 9u];`;
-
-const homeValuePick = /* wgsl */ `
-        value = hv_pick8(vlo, vhi, s);
-        known = true;`;
 
 /**
  * Past the home, lane by lane: with the away bit, the next home of b1 (claims overflow there
