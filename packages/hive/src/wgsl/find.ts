@@ -174,8 +174,15 @@ const slowPath = /* wgsl */ `
       var sc = NONE;
       var sd = NONE;
       if (slow) {
-        let a0 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u)]; let a1 = slots_v4[hv_home_v4(b1, (h + 1u) & 3u) + 1u];
+        // Its values too, as at home: most keys away from home are here.
+        let qa = hv_home_v4(b1, (h + 1u) & 3u);
+        let a0 = slots_v4[qa]; let a1 = slots_v4[qa + 1u];
+        let av0 = slots_v4[qa + 8u]; let av1 = slots_v4[qa + 9u];
         sa = hv_match8(a0, a1, key);
+        if (sa != NONE) {
+          value = hv_pick8(av0, av1, sa);
+          known = true;
+        }
       }
       if (slow && sa == NONE) {
         let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
@@ -187,10 +194,14 @@ const slowPath = /* wgsl */ `
       // the other three homes.
       var in2 = NONE;
       if (spilled && sa == NONE && sc == NONE && sd == NONE) {
-        let e0 = slots_v4[hv_home_v4(b2, h)]; let e1 = slots_v4[hv_home_v4(b2, h) + 1u];
+        let qe = hv_home_v4(b2, h);
+        let e0 = slots_v4[qe]; let e1 = slots_v4[qe + 1u];
+        let ev0 = slots_v4[qe + 8u]; let ev1 = slots_v4[qe + 9u];
         let se = hv_match8(e0, e1, key);
         if (se != NONE) {
           in2 = 8u * h + se;
+          value = hv_pick8(ev0, ev1, se);
+          known = true;
         } else {
           let f0 = slots_v4[hv_home_v4(b2, (h + 1u) & 3u)]; let f1 = slots_v4[hv_home_v4(b2, (h + 1u) & 3u) + 1u];
           let g0 = slots_v4[hv_home_v4(b2, (h + 2u) & 3u)]; let g1 = slots_v4[hv_home_v4(b2, (h + 2u) & 3u) + 1u];
