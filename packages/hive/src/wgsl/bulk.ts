@@ -35,7 +35,7 @@ const PADDED_BUCKET = 65;
 /** 16-byte words of a region each invocation loads (a region is 32 buckets of 16). */
 const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
 /** Keys of a region phase 1 may defer to phase 2; past that, phase 1 claims as phase 2 does. */
-const DEFERRED_CAP = 128;
+const DEFERRED_CAP = 1024;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region. */
 export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS + DEFERRED_CAP) + 32;
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
