@@ -14,10 +14,8 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  *      scattered store, not two);
  *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
  *      into workgroup memory, runs the same protocol there as pass A (look for the key in its first
- *      bucket, claim a slot with an atomicAnd on the mask, publish, check the earlier claims for a
- *      twin of the key) in two phases: every round's keys but the last's claim their homes only,
- *      then the last round's keys and those whose home was full claim any slot; and writes the
- *      region back with coalesced stores;
+ *      bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
+ *      claims for a twin of the key), and writes the region back with coalesced stores;
  *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
  *      their second bucket or the stash, so the key may live there) go through the ordinary op
  *      passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
@@ -34,10 +32,8 @@ export const REGION_BUCKETS = 32;
 const PADDED_BUCKET = 65;
 /** 16-byte words of a region each invocation loads (a region is 32 buckets of 16). */
 const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
-/** Keys of a region phase 1 may defer to phase 2; past that, phase 1 claims as phase 2 does. */
-const DEFERRED_CAP = 1024;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region. */
-export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS + DEFERRED_CAP) + 32;
+export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS) + 16;
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
 export const BULK_RECORD_BYTES = 16;
 
@@ -104,102 +100,6 @@ ${entryPoint()} {
 }
 
 /**
- * One round of the build over the record at \`p\` (none when p >= end): look up the key in its first
- * bucket, claim a slot (phase 1: of its home only, deferring the key when that is full and the
- * bucket is not), publish, and after a barrier check the earlier claims for a twin of the key.
- */
-function roundBody(phase1: boolean): string {
-  const claim = phase1
-    ? /* wgsl */ `
-              var pick = m & hv_home_slots(home);
-              pick = pick & (0u - pick);
-              if (pick == 0u && m != 0u && !greedy) {
-                let at = atomicAdd(&wg_deferred, 1u);
-                if (at < ${DEFERRED_CAP}u) {
-                  wg_deferred_list[at] = p;
-                  break;
-                }
-                greedy = true;
-              }
-              if (greedy) { pick = hv_pick_slot(m, home); }`
-    : /* wgsl */ `
-              let pick = hv_pick_slot(m, home);`;
-  return /* wgsl */ `
-      var claimed = false;
-      var key = EMPTY;
-      var value = 0u;
-      var lb = 0u;
-      var slot = 0u;
-      var before = 0u;
-      if (p < end) {
-        let kv = records[p];
-        key = kv.x;
-        value = kv.y;
-        lb = hv_b1(key) - b0;
-        // A key whose first bucket has sent keys on may live in its second bucket or the stash.
-        var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
-        if (!spilled) {
-          let found = hv_region_find(lb, key);
-          if (found.x != NONE) {
-            if (assign) { atomicStore(&region_words[lb * PB + 32u + found.x], value); }
-          } else {
-            let home = hv_home(key);
-            var m = atomicLoad(&region_masks[lb]);
-            var greedy = false;
-            loop {${claim}
-              if (pick == 0u) {
-                spilled = true;
-                break;
-              }
-              let old = atomicAnd(&region_masks[lb], ~pick);
-              if ((old & pick) != 0u) {
-                slot = firstTrailingBit(pick);
-                // Claimed before mine, and still EMPTY when I looked (a twin published earlier
-                // would have been found): only these can hold a twin.
-                before = ~old & found.y;
-                claimed = true;
-                break;
-              }
-              m = old;
-            }
-            if (claimed) {
-              atomicStore(&region_words[lb * PB + 32u + slot], value);
-              atomicStore(&region_words[lb * PB + slot], key);
-            }
-          }
-        }
-        if (spilled) {
-          let at = atomicAdd(&spill[0], 1u);
-          atomicStore(&spill[1u + at], kv.z);
-        }
-      }
-      workgroupBarrier();
-      // Every claim of this round is published: a slot claimed before mine holding the key is a
-      // twin's, and the earliest claim wins.
-      if (claimed) {
-        var twin = NONE;
-        var m = before;
-        loop {
-          if (m == 0u || twin != NONE) { break; }
-          let s = firstTrailingBit(m);
-          m &= m - 1u;
-          if (atomicLoad(&region_words[lb * PB + s]) == key) { twin = s; }
-        }
-        if (twin != NONE) {
-          if (assign) { atomicStore(&region_words[lb * PB + 32u + twin], value); }
-          atomicStore(&region_words[lb * PB + slot], EMPTY);
-          atomicOr(&region_masks[lb], 1u << slot);
-        } else {
-          added += 1u;
-          // The same bits a store by pass A sets (here only ever the away bit).
-          let bits = hv_placement_bits(key, b0 + lb, (b0 + lb) * 32u + slot);
-          if (bits != 0u) { atomicOr(&region_locks[lb], bits); }
-        }
-      }
-      workgroupBarrier();`;
-}
-
-/**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
  * region's keys in rounds of one per invocation, a barrier between claiming and checking. Bindings:
  * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots (as 16-byte
@@ -225,10 +125,6 @@ var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS
 var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
-// Record indices of the keys phase 1 deferred.
-var<workgroup> wg_deferred_list: array<u32, ${DEFERRED_CAP}>;
-var<workgroup> wg_deferred: atomic<u32>;
-var<workgroup> wg_deferred_count: u32;
 
 /** Region word 4 at .. 4 at + 3 (one bucket: 64 is a multiple of 4), stored PB words per bucket. */
 fn hv_region_put4(at: u32, v: vec4<u32>) {
@@ -280,33 +176,81 @@ ${regionStores}
       atomicStore(&region_locks[lid], lock);
     }
     workgroupBarrier();
-    // Phase 1, the keys of every round but the last: their homes only. Phase 2, the last round's
-    // keys and those phase 1 deferred (home full, bucket not), usually in one round together: any
-    // slot, the next home first. A key that takes a slot past its home before the home's own keys
-    // came takes a slot one of them then lacks.
-    let total = end - begin;
-    let rounds = (total + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
-    for (var round = 0u; round + 1u < rounds; round++) {
+    let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
+    for (var round = 0u; round < rounds; round++) {
       let p = begin + round * ${WORKGROUP_SIZE}u + lid;
-${roundBody(true)}
-    }
-    if (lid == 0u) {
-      wg_deferred_count = min(atomicLoad(&wg_deferred), ${DEFERRED_CAP}u);
-      atomicStore(&wg_deferred, 0u);
-    }
-    let deferred_count = workgroupUniformLoad(&wg_deferred_count);
-    let last_first = begin + (rounds - 1u) * ${WORKGROUP_SIZE}u;
-    let last_count = end - last_first;
-    let rounds2 = (last_count + deferred_count + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
-    for (var round = 0u; round < rounds2; round++) {
-      let j = round * ${WORKGROUP_SIZE}u + lid;
-      var p = end;
-      if (j < last_count) {
-        p = last_first + j;
-      } else if (j - last_count < deferred_count) {
-        p = wg_deferred_list[j - last_count];
+      var claimed = false;
+      var key = EMPTY;
+      var value = 0u;
+      var lb = 0u;
+      var slot = 0u;
+      var before = 0u;
+      if (p < end) {
+        let kv = records[p];
+        key = kv.x;
+        value = kv.y;
+        lb = hv_b1(key) - b0;
+        // A key whose first bucket has sent keys on may live in its second bucket or the stash.
+        var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
+        if (!spilled) {
+          let found = hv_region_find(lb, key);
+          if (found.x != NONE) {
+            if (assign) { atomicStore(&region_words[lb * PB + 32u + found.x], value); }
+          } else {
+            let home = hv_home(key);
+            var m = atomicLoad(&region_masks[lb]);
+            loop {
+              let pick = hv_pick_slot(m, home);
+              if (pick == 0u) {
+                spilled = true;
+                break;
+              }
+              let old = atomicAnd(&region_masks[lb], ~pick);
+              if ((old & pick) != 0u) {
+                slot = firstTrailingBit(pick);
+                // Claimed before mine, and still EMPTY when I looked (a twin published earlier
+                // would have been found): only these can hold a twin.
+                before = ~old & found.y;
+                claimed = true;
+                break;
+              }
+              m = old;
+            }
+            if (claimed) {
+              atomicStore(&region_words[lb * PB + 32u + slot], value);
+              atomicStore(&region_words[lb * PB + slot], key);
+            }
+          }
+        }
+        if (spilled) {
+          let at = atomicAdd(&spill[0], 1u);
+          atomicStore(&spill[1u + at], kv.z);
+        }
       }
-${roundBody(false)}
+      workgroupBarrier();
+      // Every claim of this round is published: a slot claimed before mine holding the key is a
+      // twin's, and the earliest claim wins.
+      if (claimed) {
+        var twin = NONE;
+        var m = before;
+        loop {
+          if (m == 0u || twin != NONE) { break; }
+          let s = firstTrailingBit(m);
+          m &= m - 1u;
+          if (atomicLoad(&region_words[lb * PB + s]) == key) { twin = s; }
+        }
+        if (twin != NONE) {
+          if (assign) { atomicStore(&region_words[lb * PB + 32u + twin], value); }
+          atomicStore(&region_words[lb * PB + slot], EMPTY);
+          atomicOr(&region_masks[lb], 1u << slot);
+        } else {
+          added += 1u;
+          // The same bits a store by pass A sets (here only ever the away bit).
+          let bits = hv_placement_bits(key, b0 + lb, (b0 + lb) * 32u + slot);
+          if (bits != 0u) { atomicOr(&region_locks[lb], bits); }
+        }
+      }
+      workgroupBarrier();
     }
     for (var at = lid; at < quads; at += ${WORKGROUP_SIZE}u) { slots[b0 * 16u + at] = hv_region_get4(at); }
     if (edge) {
