@@ -85,15 +85,13 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
 ${entryPoint()} {
   ${gridLoop('i', 'params.n')} {
-    // Both loads before the atomic, whose answer the store waits for.
     let key = keys[i];
-    let value = values[i];
     if (key >= TOMBSTONE) {
       atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i);
       continue;
     }
     let at = atomicAdd(&cursors[${region}], 1u);
-    records[at] = vec4<u32>(key, value, i, 0u);
+    records[at] = vec4<u32>(key, values[i], i, 0u);
   }
 }`,
       { modules: [gridModule, commonModule] },
