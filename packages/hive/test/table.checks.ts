@@ -5,9 +5,11 @@ import {
   defineChecks,
   expectApplyMatchesModel,
   expectMatchesModel,
+  expectReservedKeysRefused,
   expectSameArrays,
   type GpuCheck,
   TableModel,
+  thrown,
 } from '@gpuhash/testing';
 import { type HiveOptions, HiveTable, Op, RESERVED_KEYS } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
@@ -116,31 +118,10 @@ async function randomSequence({ gpu, rng, scale }: CheckContext, v: Variant, gro
 /** Reserved keys in host and device batches, by the op passes or the bulk build. */
 async function refusesReserved(gpu: Gpu, rng: CheckContext['rng'], bulkInsert: 'never' | 'always'): Promise<void> {
   const table = await HiveTable.create(gpu, { capacity: 256, bulkInsert });
-  for (const reserved of RESERVED_KEYS) {
-    const keys = universe(rng, 20);
-    const at = rng.below(20);
-    keys[at] = reserved;
-    let error: unknown;
-    await table.insert(keys, new Uint32Array(20)).catch((e) => (error = e));
-    expect(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
-    expect(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
-    expect(table.size === 0, 'a refused batch changed the table');
-    let findError: unknown;
-    await table.find(keys).catch((e) => (findError = e));
-    expect(findError instanceof RangeError, 'find accepted a reserved key');
-    let applyError: unknown;
-    await table.apply({ ops: new Uint8Array(20), keys }).catch((e) => (applyError = e));
+  const { keys: dk, values: dv } = await expectReservedKeysRefused(gpu, rng, table, RESERVED_KEYS, async (keys) => {
+    const applyError = await thrown(() => table.apply({ ops: new Uint8Array(20), keys }));
     expect(applyError instanceof RangeError, 'apply accepted a reserved key');
-  }
-  // Device-resident input is validated on the GPU: the others are applied, the error names the index.
-  const keys = universe(rng, 30);
-  keys[7] = RESERVED_KEYS[0] as number;
-  const dk = gpu.upload(keys);
-  const dv = gpu.upload(new Uint32Array(30).fill(5));
-  let deviceError: unknown;
-  await table.insert(dk, dv).catch((e) => (deviceError = e));
-  expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
-  expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
+  });
   let eraseError: unknown;
   await table.erase(dk).catch((e) => (eraseError = e));
   expect(eraseError instanceof RangeError && String(eraseError.message).includes('index 7'), `device erase: ${eraseError}`);

@@ -7,6 +7,7 @@ import {
   defineChecks,
   expectApplyMatchesModel,
   expectMatchesModel,
+  expectReservedKeysRefused,
   expectSameArrays,
   pick,
   type Rng,
@@ -158,32 +159,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
     name: 'reserved keys are refused with a RangeError naming the index, and nothing is applied',
     async run({ gpu, rng }) {
       const table = await LinearProbeTable.create(gpu, { capacity: 256 });
-      for (const reserved of RESERVED_KEYS) {
-        const keys = universe(rng, 20);
-        const at = rng.below(20);
-        keys[at] = reserved;
-        let error: unknown;
-        try {
-          await table.insert(keys, new Uint32Array(20));
-        } catch (e) {
-          error = e;
-        }
-        expect(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
-        expect(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
-        expect(table.size === 0, 'a refused batch changed the table');
-        let findError: unknown;
-        await table.find(keys).catch((e) => (findError = e));
-        expect(findError instanceof RangeError, 'find accepted a reserved key');
-      }
-      // Device-resident input is validated on the GPU: the others are applied, the error names the index.
-      const keys = universe(rng, 30);
-      keys[7] = RESERVED_KEYS[0] as number;
-      const dk = gpu.upload(keys);
-      const dv = gpu.upload(new Uint32Array(30).fill(5));
-      let deviceError: unknown;
-      await table.insert(dk, dv).catch((e) => (deviceError = e));
-      expect(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
-      expect(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
+      const { keys: dk, values: dv } = await expectReservedKeysRefused(gpu, rng, table, RESERVED_KEYS);
       dk.destroy();
       dv.destroy();
       table.destroy();

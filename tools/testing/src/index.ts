@@ -3,6 +3,8 @@ export { checkRng, defineChecks } from './checks';
 export { expectSameArrays, MismatchError } from './compare';
 export { testGpu } from './gpu';
 export { benchKeys, check, pick, universe } from './keys';
+export type { ReservedKeysTable } from './reserved-keys';
+export { expectReservedKeysRefused, thrown } from './reserved-keys';
 export type { Rng } from './rng';
 export { createRng, defaultSeed } from './rng';
 export type { KernelRun } from './run-kernel';
