@@ -483,14 +483,10 @@ export class HiveTable {
     this.encodeInsertPasses(encoder, { keys, values, n, mode }, options.timestampWrites);
   }
 
-  /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. Returns the path. */
-  private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): 'bulk' | 'passes' {
-    if (this.useBulk(b.n)) {
-      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
-      return 'bulk';
-    }
-    this.d.encodeOpPasses(encoder, b, timestampWrites);
-    return 'passes';
+  /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. */
+  private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): void {
+    if (this.useBulk(b.n)) this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
+    else this.d.encodeOpPasses(encoder, b, timestampWrites);
   }
 
   /**
@@ -581,7 +577,7 @@ export class HiveTable {
     if (!this.useBulk(b.n)) return this.runOpPasses(b);
     const encoder = this.gpu.device.createCommandEncoder();
     this.stale = true;
-    this.encodeInsertPasses(encoder, b);
+    this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets));
     this.gpu.submit([encoder.finish()]);
     const failed = await this.refresh();
     return failed.length < this.storage.listCap ? failed : this.runOpPasses(b);
