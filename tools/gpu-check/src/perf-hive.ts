@@ -2,13 +2,14 @@
  * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
  * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
  * each kernel's GPU time (timestamps around every pass) and the table's stats after each step;
- * then rebuilds to 0.95 and reruns the mixed batch with 32, 8 and 4 lanes per locked-pass op.
+ * then rebuilds to 0.95 and reruns the mixed batch with 32 and 4 lanes per locked-pass op, and last runs
+ * the mixed batch at load 0.5 twice.
  * The clock ramps during the first steps: compare passes measured late in the run.
  *   node perf-hive.mjs [log2Capacity=27]
  */
-import { requestGpu } from '@gpuhash/core';
+import { type Kernel, requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
-import { fmix32 } from '@gpuhash/kernels';
+import { composeWgsl, fmix32, fmix32Module } from '@gpuhash/kernels';
 
 const log = Number(process.argv[2] ?? 27);
 const capacity = 2 ** log;
@@ -34,10 +35,36 @@ function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
   return out;
 }
 
+// About 100 ms of arithmetic before every profiled step, in its submission: after the host-side
+// gaps between steps (stats readbacks) the GPU's clock dropped, and a run measured every step
+// after the first 2-3x slow (H200, 2026-11-22).
+const spin: Kernel = {
+  name: 'perf-hive.spin',
+  workgroupSize: 256,
+  source: composeWgsl(
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> rounds: vec4<u32>;
+@group(0) @binding(1) var<storage, read_write> sink: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  var x = gid.x;
+  for (var i = 0u; i < rounds.x; i++) { x = hash_fmix32(x + i); }
+  if (x == rounds.y) { sink[0] = x; }
+}`,
+    { modules: [fmix32Module] },
+  ),
+};
+const spinRounds = gpu.uniforms(new Uint32Array([gpu.isSoftware ? 10 : 200_000, 0x9e3779b9, 0, 0]));
+const spinSink = gpu.createBuffer(16, 'perf-hive.spin');
+function warm(enc: GPUCommandEncoder): void {
+  gpu.encodeDispatch(enc, spin, { bindings: [spinRounds, spinSink], invocations: 132 * 2048 });
+}
+
 async function profiled(label: string, encode: (enc: GPUCommandEncoder) => void): Promise<void> {
   const timer = gpu.createTimer(1024);
-  d.profile = (k) => timer.slot(k);
   const enc = gpu.device.createCommandEncoder();
+  warm(enc);
+  d.profile = (k) => timer.slot(k);
   encode(enc);
   timer.resolve(enc);
   gpu.submit([enc.finish()]);
@@ -81,25 +108,27 @@ await finds('find all (hits) at 0.95', ka.buffer, full);
 const miss = gpu.upload(keysFrom(0, full, false));
 await finds('find misses at 0.95', miss.buffer, full);
 
-// Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys.
+// Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys (the first `present` of all).
 const m = 1 << 22;
 const fresh = keysFrom(full + 10, m, true);
-const ops = new Uint32Array(m);
-const mk = new Uint32Array(m);
-for (let i = 0; i < m; i++) {
-  const r = (fmix32(i ^ 0x5bd1e995) % 10) as number;
-  if (r < 5) {
-    ops[i] = Op.insert;
-    mk[i] = fresh[i] as number;
-  } else {
-    ops[i] = r < 8 ? Op.find : Op.erase;
-    mk[i] = all[(fmix32(i) % full) >>> 0] as number;
+function mixedBatch(present: number) {
+  const ops = new Uint32Array(m);
+  const mk = new Uint32Array(m);
+  for (let i = 0; i < m; i++) {
+    const r = (fmix32(i ^ 0x5bd1e995) % 10) as number;
+    if (r < 5) {
+      ops[i] = Op.insert;
+      mk[i] = fresh[i] as number;
+    } else {
+      ops[i] = r < 8 ? Op.find : Op.erase;
+      mk[i] = all[(fmix32(i) % present) >>> 0] as number;
+    }
   }
+  return { ops: gpu.upload(ops), keys: gpu.upload(mk) };
 }
 const out = gpu.createArray('u32', 2 * m);
-const dops = gpu.upload(ops);
-const dkeys = gpu.upload(mk);
-const dvals = gpu.upload(mk);
+const { ops: dops, keys: dkeys } = mixedBatch(full);
+const dvals = dkeys;
 await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
 
 // Lanes per locked-pass op: the build to 0.95 and the mixed batch again, for each tile.
@@ -109,5 +138,15 @@ for (const tile of [32, 4]) {
   await profiled(`build to 0.95 in one batch, tile ${tile}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));
   await profiled(`mixed 2^22 at 0.95, tile ${tile}`, (enc) =>
     table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer),
+  );
+}
+
+// The mixed batch at load 0.5 (its finds and erases drawn from the keys present there).
+const atHalf = mixedBatch(half);
+for (let rep = 0; rep < 2; rep++) {
+  await table.clear();
+  await profiled('rebuild to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
+  await profiled(`mixed 2^22 at 0.5 (${rep + 1})`, (enc) =>
+    table.encodeApply(enc, atHalf.ops.buffer, atHalf.keys.buffer, atHalf.keys.buffer, m, out.buffer),
   );
 }
