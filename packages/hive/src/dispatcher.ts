@@ -4,6 +4,7 @@ import type { BulkScratch, HiveStorage } from './storage';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
+import { homePassKernel } from './wgsl/home-pass';
 import { listedPlanKernel } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { opPassKernel } from './wgsl/op-pass';
@@ -121,9 +122,10 @@ export class Dispatcher {
 
   /**
    * Pass A, release, pass B for batch entries [start, start + count) (default: all), in chunks of
-   * `chunk` entries. The failed list is reset once: it collects the whole range (up to its
-   * capacity of one chunk; the count is always exact). With timestamp writes, the first pass A
-   * writes the beginning and the last pass B the end.
+   * `chunk` entries; in a mixed batch, its finds first and the home pass before each pass A. The
+   * failed list is reset once: it collects the whole range (up to its capacity of one chunk; the
+   * count is always exact). With timestamp writes, the first pass writes the beginning and the
+   * last pass B the end.
    */
   encodeOpPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites, start = 0, count = b.n): void {
     const s = this.storage;
@@ -141,10 +143,20 @@ export class Dispatcher {
     }
     for (let at = start; at < end; at += this.chunk) {
       const n = Math.min(this.chunk, end - at);
-      // The deferred and freed lists are consumed within a chunk.
-      if (at > start) encoder.clearBuffer(s.lists, 0, 2 * 4);
+      // The deferred, freed and rest lists are consumed within a chunk (the failed list is not).
+      if (at > start) {
+        encoder.clearBuffer(s.lists, 0, 2 * 4);
+        encoder.clearBuffer(s.lists, List.rest * 4, 4);
+      }
       const fields = { n, mode: b.mode, aux1: at };
-      this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: at === start ? first : undefined });
+      const tw = at === start ? first : undefined;
+      if (b.mode === MODE_APPLY) {
+        // A mixed batch's ops their home settles first; pass A takes the rest from its list.
+        this.dispatch(encoder, homePassKernel(this.subgroups), n, bindings, fields, { timestampWrites: tw });
+        this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, { n, mode: b.mode, aux2: 2 });
+      } else {
+        this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: tw });
+      }
       this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
       this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,

@@ -1,7 +1,7 @@
 import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES, REGION_BUCKETS } from './wgsl/bulk';
-import { COUNTER_WORDS, LIST_HEADER } from './wgsl/common';
+import { COUNTER_WORDS, LIST_COUNT, LIST_HEADER } from './wgsl/common';
 import { PLAN_WORDS } from './wgsl/listed-plan';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
@@ -54,8 +54,8 @@ export interface BulkScratch {
 
 /** Bytes of the largest bulk-build scratch buffer for a batch of n keys (the records). */
 export function bulkRecordsBytes(n: number): number {
-  // The records, or the lists of the passes over the spill (a header and three lists of n).
-  return Math.max(n * BULK_RECORD_BYTES, (LIST_HEADER + 3 * n) * 4);
+  // The records, or the lists of the passes over the spill (a header and LIST_COUNT lists of n).
+  return Math.max(n * BULK_RECORD_BYTES, (LIST_HEADER + LIST_COUNT * n) * 4);
 }
 
 /**
@@ -115,9 +115,10 @@ export class HiveStorage {
   }
 
   private allocateLists(cap: number): GPUBuffer {
-    this.gpu.checkBufferSize((LIST_HEADER + 3 * cap) * 4, 'hive batch lists (3 words per key of a batch)');
+    const bytes = (LIST_HEADER + LIST_COUNT * cap) * 4;
+    this.gpu.checkBufferSize(bytes, `hive batch lists (${LIST_COUNT} words per key of a batch)`);
     this.listCap = cap;
-    return this.gpu.createBuffer((LIST_HEADER + 3 * cap) * 4, 'hive.lists');
+    return this.gpu.createBuffer(bytes, 'hive.lists');
   }
 
   /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */

@@ -31,11 +31,13 @@ export const Counter = {
 export const COUNTER_WORDS = 16;
 
 /**
- * The lists buffer: a header of counts, then three lists of `list_cap` entries each: inserts
- * deferred to the locked pass (batch indices), retired slots to free (global slot indices), and
- * failed inserts (batch indices, RESERVED_FLAG for reserved keys).
+ * The lists buffer: a header of counts, then four lists of `list_cap` entries each: inserts
+ * deferred to the locked pass (batch indices), retired slots to free (global slot indices),
+ * failed inserts (batch indices, RESERVED_FLAG for reserved keys), and the ops the home pass left
+ * to pass A (batch indices).
  */
-export const List = { deferred: 0, freed: 1, failed: 2 } as const;
+export const List = { deferred: 0, freed: 1, failed: 2, rest: 3 } as const;
+export const LIST_COUNT = 4;
 export const LIST_HEADER = 4;
 
 /** u32 words of the uniform Params struct. */
@@ -71,6 +73,7 @@ ${Object.entries(Counter)
 const L_DEFERRED: u32 = ${List.deferred}u;
 const L_FREED: u32 = ${List.freed}u;
 const L_FAILED: u32 = ${List.failed}u;
+const L_REST: u32 = ${List.rest}u;
 const LIST_HEADER: u32 = ${LIST_HEADER}u;
 
 // n: items of this dispatch; n0, split: linear hashing round and split pointer; nalloc: table

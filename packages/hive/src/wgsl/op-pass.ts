@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { composeWgsl, cooperativeEntryParams, gridModule, type WgslModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { cachedKernel, chunkLoop, cooperativeVariant, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
 import { lookupLanesModule, wcmeModule } from './wcme';
@@ -38,6 +38,11 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
   if (pred && at < params.list_cap) { atomicStore(&lists[LIST_HEADER + list * params.list_cap + at], entry); }
 }`;
 
+/** \`hv_push_group\` (needs \`lists\` and \`params\`). */
+export function pushGroupModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.push-group', subgroups, pushGroupCode);
+}
+
 /**
  * Pass A of insert, insertOrAssign and mixed batches (whose finds ran before, in the find kernel):
  * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads.
@@ -61,14 +66,14 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
  *    claimed first wins; masks only lose free bits during the pass (nothing is freed until the
  *    release pass), which is what makes "earlier" well defined and the waits acyclic.
  * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch
- * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts).
+ * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts);
+ * aux2 = 2: the rest list the home pass left (home-pass.ts; aux1 = 0, batch indices in the list).
  */
 export function opPassKernel(subgroups: boolean): Kernel {
   return cachedKernel('op-pass', subgroups ? 'sg' : 'fb', () =>
     composeWgsl(
       /* wgsl */ `
 ${opBindings}
-${pushGroupCode}
 
 const S_DONE: u32 = 0u;
 const S_SCAN: u32 = 1u;
@@ -99,9 +104,18 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   // Only this batch's erases change the stash count during the pass: reading it once is safe.
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
-  // Listed (aux2 = 1: the bulk build's spill): entry j is batch index ops[1 + j], for j < ops[0].
+  // Listed: entry j is batch index ops[1 + j], for j < ops[0] (aux2 = 1: the bulk build's spill),
+  // or the rest list's entry j (aux2 = 2: what the home pass left; ops are the batch's own).
   let listed = params.aux2 != 0u;
-  if (lid == 0u) { wg_listed = select(0xffffffffu, ops[0], listed); }
+  let rest = params.aux2 == 2u;
+  if (lid == 0u) {
+    wg_listed = 0xffffffffu;
+    if (rest) {
+      wg_listed = min(atomicLoad(&lists[L_REST]), params.list_cap);
+    } else if (listed) {
+      wg_listed = ops[0];
+    }
+  }
   let list_len = workgroupUniformLoad(&wg_listed);
   // A listed chunk past the list's end has nothing to do: its loop ends at once.
   let limit = select(params.n, min(params.n, list_len - min(list_len, params.aux1)), listed);
@@ -112,7 +126,11 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let j = params.aux1 + local;
     let live = local < params.n && j < list_len;
     var i = j;
-    if (listed && live) { i = ops[1u + j]; }
+    if (rest && live) {
+      i = atomicLoad(&lists[LIST_HEADER + L_REST * params.list_cap + j]);
+    } else if (listed && live) {
+      i = ops[1u + j];
+    }
     var st = S_DONE;
     var op = OP_FIND;
     var key = EMPTY;
@@ -248,7 +266,14 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, lookupLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule],
+        modules: [
+          gridModule,
+          lookupLanesModule(subgroups),
+          wcmeModule(subgroups),
+          talliesModule,
+          overflowModule,
+          pushGroupModule(subgroups),
+        ],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },
     ),

@@ -1,0 +1,158 @@
+import type { Kernel } from '@gpuhash/core';
+import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { HOME_SLOTS } from '../split-pointer';
+import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { opBindings, pushGroupModule } from './op-pass';
+import { talliesModule } from './tallies';
+import { wcmeModule } from './wcme';
+
+if (HOME_SLOTS !== 8) throw new Error('home-pass.ts reads a home as 8 key words: HOME_SLOTS must be 8');
+
+/**
+ * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
+ * reads its ops' homes together (\`hv_scan_homes\`: 8 key words, one 32-byte sector, per op, where
+ * pass A's scan reads the 128-byte line), each lane also its first bucket's lock word:
+ * - the key at home: an erase retires it (CAS to TOMBSTONE, freed by the release pass), an
+ *   insert is done (insertOrAssign stores its value);
+ * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
+ *   nowhere, nothing to do;
+ * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts of absent
+ *   keys (their claims, WABC), keys that may live elsewhere, reserved keys and unknown ops (pass A
+ *   reports them).
+ * Claims stay in pass A: made here as well, from the home scan (one atomicAnd, then the check
+ * for a twin), they cost more than they saved (H200, 2026-11-22, 2^27 slots, a 2^22-op 0.5:0.3:0.2
+ * batch at load 0.5: this pass 1.07 ms with claims, 0.33 ms without, where pass A then took
+ * 0.49 ms for them; not explained).
+ * Same bindings as pass A (ops and out real: mixed batches only); aux1 the chunk's first batch
+ * index. The finds ran before (find.ts).
+ */
+export function homePassKernel(subgroups: boolean): Kernel {
+  return cachedKernel('home-pass', subgroups ? 'sg' : 'fb', () =>
+    composeWgsl(
+      /* wgsl */ `
+${opBindings}
+
+/**
+ * The bits (0..7) of a home's key words that round r's ballot holds for the calling lane's op:
+ * in round r lane L reads word (p & 7) of op p >> 3's home, p = r S + L, so op o's words sit at
+ * lanes 8 o - r S onwards (S the group size; a home spans several rounds when S < 8).
+ */
+fn hv_owner_bits(ballot: u32, r: u32) -> u32 {
+  let sh = i32(8u * cg_lane()) - i32(r * cg_size());
+  if (sh >= 32 || sh <= -8) { return 0u; }
+  if (sh >= 0) { return (ballot >> u32(sh)) & 0xffu; }
+  return (ballot << u32(-sh)) & 0xffu;
+}
+
+/**
+ * WCME over homes (the transposed scan of wcme.ts on one 32-byte sector per op): the group reads
+ * the homes of its ops together, 8 S words in 8 rounds, every load issued before the first
+ * ballot. The bits (0..7) of the calling lane's home words holding its key; lanes with go false
+ * read nothing. Every lane of the group calls it. (A lane reading its own home, 8 atomic loads
+ * of 4 bytes, was no faster: atomic loads are not combined, so 8 requests per op.)
+ */
+fn hv_scan_homes(first: u32, key: u32, go: bool) -> u32 {
+  var w0 = TOMBSTONE;
+  { let p = 0u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w0 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w1 = TOMBSTONE;
+  { let p = 1u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w1 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w2 = TOMBSTONE;
+  { let p = 2u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w2 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w3 = TOMBSTONE;
+  { let p = 3u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w3 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w4 = TOMBSTONE;
+  { let p = 4u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w4 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w5 = TOMBSTONE;
+  { let p = 5u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w5 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w6 = TOMBSTONE;
+  { let p = 6u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w6 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var w7 = TOMBSTONE;
+  { let p = 7u * cg_size() + cg_lane(); let j = p >> 3u;
+    let f = cg_broadcast(first, j);
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w7 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
+  var m = 0u;
+  m |= hv_owner_bits(cg_ballot32(w0 == cg_broadcast(key, (0u * cg_size() + cg_lane()) >> 3u)), 0u);
+  m |= hv_owner_bits(cg_ballot32(w1 == cg_broadcast(key, (1u * cg_size() + cg_lane()) >> 3u)), 1u);
+  m |= hv_owner_bits(cg_ballot32(w2 == cg_broadcast(key, (2u * cg_size() + cg_lane()) >> 3u)), 2u);
+  m |= hv_owner_bits(cg_ballot32(w3 == cg_broadcast(key, (3u * cg_size() + cg_lane()) >> 3u)), 3u);
+  m |= hv_owner_bits(cg_ballot32(w4 == cg_broadcast(key, (4u * cg_size() + cg_lane()) >> 3u)), 4u);
+  m |= hv_owner_bits(cg_ballot32(w5 == cg_broadcast(key, (5u * cg_size() + cg_lane()) >> 3u)), 5u);
+  m |= hv_owner_bits(cg_ballot32(w6 == cg_broadcast(key, (6u * cg_size() + cg_lane()) >> 3u)), 6u);
+  m |= hv_owner_bits(cg_ballot32(w7 == cg_broadcast(key, (7u * cg_size() + cg_lane()) >> 3u)), 7u);
+  return m;
+}
+
+${entryPoint(cooperativeEntryParams({ subgroups }))} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
+  ${chunkLoop('params.n')} {
+    let local = base + lid;
+    let i = params.aux1 + local;
+    let live = local < params.n;
+    var op = OP_FIND;
+    var key = EMPTY;
+    if (live) {
+      key = keys[i];
+      op = ops[i];
+    }
+    // Everything pass A must see: reserved keys and unknown ops (it reports them), and below,
+    // ops their home does not settle.
+    var rest = live && (key >= TOMBSTONE || op > OP_ERASE);
+    let go = live && !rest && op != OP_FIND;
+    var status = 0u;
+    var done = false;
+    var freed = NONE;
+    let b1 = hv_b1(key);
+    let h = hv_home(key);
+    let first = b1 * 32u + h * HOME_SLOTS;
+    var word = 0u;
+    if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
+    let found = hv_scan_homes(first, key, go);
+    if (go) {
+      if (found != 0u) {
+        let at = first + firstTrailingBit(found);
+        if (op == OP_ERASE) {
+          // Retire, do not free: no slot is reused while this batch may still read it.
+          if (hv_cas_key(at, key, TOMBSTONE)) {
+            status = 1u;
+            count(T_ERASED, 1u);
+            freed = at;
+          }
+        } else if (op == OP_INSERT_OR_ASSIGN) {
+          atomicStore(&slots[hv_vw(at)], values[i]);
+        }
+        done = true;
+      } else if (op == OP_ERASE && (word & (hv_away_bit(key) | hv_far_bit(key))) == 0u) {
+        // Absent from its home, and its filter bits say from everywhere else.
+        done = true;
+      } else {
+        rest = true;
+      }
+    }
+    // Retired slots to the release pass, the rest to pass A: one list reservation per group.
+    hv_push_group(L_FREED, freed != NONE, freed);
+    hv_push_group(L_REST, rest, i);
+    if (done) { out[i] = vec2<u32>(0u, status); }
+  }
+  flush_tallies(lid);
+}
+`,
+      {
+        modules: [gridModule, wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule],
+      },
+    ),
+  );
+}
