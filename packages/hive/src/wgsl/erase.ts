@@ -3,10 +3,11 @@ import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernel
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
-import { lookupLanesModule, wcmeModule } from './wcme';
+import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
 
 /**
- * Erase batches: the transposed WCME finds every lane's key, its lane CASes it to EMPTY and sets the free bit. Nothing
+ * Erase batches: WCME over homes settles most keys (hv_scan_homes), the transposed WCME over
+ * buckets finds the others; each key's lane CASes it to EMPTY and sets the free bit. Nothing
  * in an erase batch claims slots, so a slot freed here cannot be reused before the batch ends.
  * Bindings: params, slots, masks, keys, counters, lists.
  */
@@ -41,9 +42,22 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
-    // WCME for every lane's key at once: first buckets, then second (when the first has
+    // The homes first (one sector per key): a key at home, or absent from it with its away and
+    // far bits clear, is settled there.
+    let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
+    var word = 0u;
+    if (live_op) { word = atomicLoad(&masks[params.lock_base + b1]); }
+    let home = hv_scan_homes(first, key, live_op);
+    var at = NONE;
+    var settled = false;
+    if (live_op) {
+      if (home != 0u) { at = first + firstTrailingBit(home); }
+      settled = home != 0u || (word & (hv_away_bit(key) | hv_far_bit(key))) == 0u;
+    }
+    // WCME for the other keys at once: first buckets, then second (when the first has
     // overflowed), then stash lines (when the first sent a key there).
-    let at = hv_lookup_lanes(key, live_op, b1, b2, stash_live, false).at;
+    let found = hv_lookup_lanes(key, live_op && !settled, b1, b2, stash_live, false).at;
+    if (!settled) { at = found; }
     if (at != NONE && hv_cas_key(at, key, EMPTY)) {
       atomicOr(&masks[at / 32u], 1u << (at % 32u));
       count(T_ERASED, 1u);
@@ -53,7 +67,16 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, lookupLanesModule(subgroups), wcmeModule(subgroups), talliesModule, overflowModule] },
+      {
+        modules: [
+          gridModule,
+          homeScanModule(subgroups),
+          lookupLanesModule(subgroups),
+          wcmeModule(subgroups),
+          talliesModule,
+          overflowModule,
+        ],
+      },
     ),
   );
 }

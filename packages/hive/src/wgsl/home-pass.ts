@@ -4,7 +4,7 @@ import { HOME_SLOTS } from '../split-pointer';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { opBindings, pushGroupModule } from './op-pass';
 import { talliesModule } from './tallies';
-import { wcmeModule } from './wcme';
+import { homeScanModule, wcmeModule } from './wcme';
 
 if (HOME_SLOTS !== 8) throw new Error('home-pass.ts reads a home as 8 key words: HOME_SLOTS must be 8');
 
@@ -31,70 +31,6 @@ export function homePassKernel(subgroups: boolean): Kernel {
     composeWgsl(
       /* wgsl */ `
 ${opBindings}
-
-/**
- * The bits (0..7) of a home's key words that round r's ballot holds for the calling lane's op:
- * in round r lane L reads word (p & 7) of op p >> 3's home, p = r S + L, so op o's words sit at
- * lanes 8 o - r S onwards (S the group size; a home spans several rounds when S < 8).
- */
-fn hv_owner_bits(ballot: u32, r: u32) -> u32 {
-  let sh = i32(8u * cg_lane()) - i32(r * cg_size());
-  if (sh >= 32 || sh <= -8) { return 0u; }
-  if (sh >= 0) { return (ballot >> u32(sh)) & 0xffu; }
-  return (ballot << u32(-sh)) & 0xffu;
-}
-
-/**
- * WCME over homes (the transposed scan of wcme.ts on one 32-byte sector per op): the group reads
- * the homes of its ops together, 8 S words in 8 rounds, every load issued before the first
- * ballot. The bits (0..7) of the calling lane's home words holding its key; lanes with go false
- * read nothing. Every lane of the group calls it. (A lane reading its own home, 8 atomic loads
- * of 4 bytes, was no faster: atomic loads are not combined, so 8 requests per op.)
- */
-fn hv_scan_homes(first: u32, key: u32, go: bool) -> u32 {
-  var w0 = TOMBSTONE;
-  { let p = 0u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w0 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w1 = TOMBSTONE;
-  { let p = 1u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w1 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w2 = TOMBSTONE;
-  { let p = 2u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w2 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w3 = TOMBSTONE;
-  { let p = 3u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w3 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w4 = TOMBSTONE;
-  { let p = 4u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w4 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w5 = TOMBSTONE;
-  { let p = 5u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w5 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w6 = TOMBSTONE;
-  { let p = 6u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w6 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var w7 = TOMBSTONE;
-  { let p = 7u * cg_size() + cg_lane(); let j = p >> 3u;
-    let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w7 = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }
-  var m = 0u;
-  m |= hv_owner_bits(cg_ballot32(w0 == cg_broadcast(key, (0u * cg_size() + cg_lane()) >> 3u)), 0u);
-  m |= hv_owner_bits(cg_ballot32(w1 == cg_broadcast(key, (1u * cg_size() + cg_lane()) >> 3u)), 1u);
-  m |= hv_owner_bits(cg_ballot32(w2 == cg_broadcast(key, (2u * cg_size() + cg_lane()) >> 3u)), 2u);
-  m |= hv_owner_bits(cg_ballot32(w3 == cg_broadcast(key, (3u * cg_size() + cg_lane()) >> 3u)), 3u);
-  m |= hv_owner_bits(cg_ballot32(w4 == cg_broadcast(key, (4u * cg_size() + cg_lane()) >> 3u)), 4u);
-  m |= hv_owner_bits(cg_ballot32(w5 == cg_broadcast(key, (5u * cg_size() + cg_lane()) >> 3u)), 5u);
-  m |= hv_owner_bits(cg_ballot32(w6 == cg_broadcast(key, (6u * cg_size() + cg_lane()) >> 3u)), 6u);
-  m |= hv_owner_bits(cg_ballot32(w7 == cg_broadcast(key, (7u * cg_size() + cg_lane()) >> 3u)), 7u);
-  return m;
-}
 
 ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
@@ -151,7 +87,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule],
+        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule],
       },
     ),
   );
