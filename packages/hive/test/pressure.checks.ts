@@ -1,5 +1,6 @@
+import { Op } from '@gpuhash/core';
 import { defineChecks, TableModel } from '@gpuhash/testing';
-import { candidateBuckets, splitPointerFor } from '../src';
+import { candidateBuckets, HOME_SLOTS, homeOf, splitPointerFor } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { keysInBuckets, keysWhere, shuffle } from './keys';
 import { createTable, expect, perVariant } from './table.checks';
@@ -101,6 +102,54 @@ export const pressureChecks = defineChecks('hive/pressure', [
         table.destroy();
       }
     },
+  ),
+  ...perVariant(
+    'a key away from its home is still found once its home has room again: insert keeps one copy, erase reaches it',
+    async ({ gpu, rng }, v) => {
+      const p = splitPointerFor(BUCKETS);
+      for (let round = 0; round < 4; round++) {
+        const table = await createTable(gpu, v, { capacity: BUCKETS * 32, growth: false });
+        const model = new TableModel();
+        // HOME_SLOTS + 1 keys of one home of bucket x: the last one lands away from its home.
+        const x = 4 + round;
+        const home = round % 4;
+        const keys: number[] = [];
+        while (keys.length < HOME_SLOTS + 1) {
+          const k = rng.u32();
+          if (k >= 0xfffffffe || keys.includes(k)) continue;
+          const [b1, b2] = candidateBuckets(k, p);
+          if (b1 === x && b2 !== x && homeOf(k) === home) keys.push(k);
+        }
+        const away = keys[HOME_SLOTS] as number;
+        await table.insert(Uint32Array.from(keys.slice(0, HOME_SLOTS)), Uint32Array.from(keys.slice(0, HOME_SLOTS)));
+        await table.insert(Uint32Array.of(away), Uint32Array.of(1));
+        model.insert(keys, [...keys.slice(0, HOME_SLOTS), 1], false);
+        // A home key goes: the home has an EMPTY slot while the away key is elsewhere in the bucket.
+        await table.erase(Uint32Array.of(keys[0] as number));
+        model.erase([keys[0] as number]);
+        await expectLayoutMatches(table, model, `round ${round}: setup`);
+        if (round % 2 === 0) {
+          // Host insertOrAssign (by the bulk build in the bulk variant), then a mixed batch.
+          const r = await table.insertOrAssign(Uint32Array.of(away), Uint32Array.of(2));
+          expect(r.inserted === 0, `round ${round}: insertOrAssign of a present key inserted ${r.inserted}`);
+          model.map.set(away, 2);
+          await expectLayoutMatches(table, model, `round ${round}: after insertOrAssign`);
+          const a = await table.apply({ ops: Uint8Array.of(Op.insert), keys: Uint32Array.of(away), values: Uint32Array.of(3) });
+          expect(a.status[0] === 0, `round ${round}: a mixed batch inserted a present key again`);
+          await expectLayoutMatches(table, model, `round ${round}: after the mixed insert`);
+          const b = await table.apply({ ops: Uint8Array.of(Op.erase), keys: Uint32Array.of(away) });
+          expect(b.status[0] === 1, `round ${round}: a mixed batch's erase did not find the key`);
+          model.erase([away]);
+        } else {
+          const e = await table.erase(Uint32Array.of(away));
+          expect(e === 1, `round ${round}: erase batch removed ${e}`);
+          model.erase([away]);
+        }
+        await expectLayoutMatches(table, model, `round ${round}: after`);
+        table.destroy();
+      }
+    },
+    true,
   ),
   ...perVariant('with growth, the same keys all go in: the table expands and drains the stash', async ({ gpu, rng }, v) => {
     const table = await createTable(gpu, v, { capacity: BUCKETS * 32 });
