@@ -13,9 +13,10 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  *   3. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
  *      scattered store, not two);
  *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
- *      into workgroup memory, runs the same protocol there as pass A (look for the key in its first
- *      bucket, claim a home slot first with an atomicAnd on the mask, publish, check the earlier
- *      claims for a twin of the key), and writes the region back with coalesced stores;
+ *      into workgroup memory, runs the same protocol there as pass A (look for the key in its home,
+ *      and in the rest of its first bucket when its away bit is set; claim a home slot first with
+ *      an atomicAnd on the mask, publish, check the claims made before it in the round for a twin
+ *      of the key), and writes the region back with coalesced stores;
  *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
  *      their second bucket or the stash, so the key may live there) go through the ordinary op
  *      passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
@@ -124,6 +125,9 @@ const PB: u32 = ${PADDED_BUCKET}u;
 var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS}>;
 var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
 var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
+// The free masks as a round begins: a slot free then and taken before my claim was claimed in
+// this round, so only those can hold a twin of my key that my lookup could not see.
+var<workgroup> round_free: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
 
 /** Region word 4 at .. 4 at + 3 (one bucket: 64 is a multiple of 4), stored PB words per bucket. */
@@ -139,18 +143,15 @@ fn hv_region_get4(at: u32) -> vec4<u32> {
   return vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
 }
 
-/**
- * Slots first .. first + count - 1 of bucket lb (region-local): x: the one holding key, NONE if
- * none; y: those holding EMPTY (as bucket bits).
- */
-fn hv_region_find(lb: u32, key: u32, first: u32, count: u32) -> vec2<u32> {
-  var r = vec2<u32>(NONE, 0u);
-  for (var s = first; s < first + count; s++) {
-    let k = atomicLoad(&region_words[lb * PB + s]);
-    if (k == key) { r.x = s; }
-    if (k == EMPTY) { r.y |= 1u << s; }
+/** The slot of bucket lb (region-local) holding key: its home's 8 first, the other 24 when \`whole\`; NONE if none. */
+fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
+  var at = NONE;
+  let count = select(HOME_SLOTS, 32u, whole);
+  for (var t = 0u; t < count; t++) {
+    let s = (home * HOME_SLOTS + t) % 32u;
+    if (atomicLoad(&region_words[lb * PB + s]) == key) { at = s; }
   }
-  return r;
+  return at;
 }
 
 ${entryPoint()} {
@@ -181,6 +182,8 @@ ${regionStores}
     workgroupBarrier();
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
     for (var round = 0u; round < rounds; round++) {
+      if (lid < RB) { round_free[lid] = atomicLoad(&region_masks[lid]); }
+      workgroupBarrier();
       let p = begin + round * ${WORKGROUP_SIZE}u + lid;
       var claimed = false;
       var key = EMPTY;
@@ -196,36 +199,25 @@ ${regionStores}
         // A key whose first bucket has sent keys on may live in its second bucket or the stash.
         var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
         if (!spilled) {
-          // The key's home first: the whole bucket only when its away bit says it may be
-          // elsewhere, or when this claim leaves the home (a twin claimed earlier may then be
-          // anywhere; while the home has room, twins take home slots, as this one does).
-          // Scanning all 32 slots for every key made the build 31% slower (H200, 2026-11-22).
+          // The key's home, and the rest of its bucket only when its away bit says it may be
+          // there (a key that left its home set it, in an earlier batch or round). Scanning all
+          // 32 slots for every key made builds a third slower (H200, 2026-11-22).
           let home = hv_home(key);
-          var found = hv_region_find(lb, key, home * HOME_SLOTS, HOME_SLOTS);
-          var whole = false;
-          if (found.x == NONE && (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u) {
-            found = hv_region_find(lb, key, 0u, 32u);
-            whole = true;
-          }
+          let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
+          let found = hv_region_find(lb, key, home, whole);
           var m = atomicLoad(&region_masks[lb]);
           loop {
-            if (found.x != NONE) { break; }
+            if (found != NONE) { break; }
             let pick = hv_pick_slot(m, home);
             if (pick == 0u) {
               spilled = true;
               break;
             }
-            if (!whole && (pick & hv_home_slots(home)) == 0u) {
-              found = hv_region_find(lb, key, 0u, 32u);
-              whole = true;
-              continue;
-            }
             let old = atomicAnd(&region_masks[lb], ~pick);
             if ((old & pick) != 0u) {
               slot = firstTrailingBit(pick);
-              // Claimed before mine, and still EMPTY when I looked (a twin published earlier
-              // would have been found): only these can hold a twin.
-              before = ~old & found.y;
+              // Claimed in this round before mine: only these can hold a twin I did not see.
+              before = ~old & round_free[lb];
               claimed = true;
               break;
             }
@@ -234,8 +226,8 @@ ${regionStores}
           if (claimed) {
             atomicStore(&region_words[lb * PB + 32u + slot], value);
             atomicStore(&region_words[lb * PB + slot], key);
-          } else if (found.x != NONE && assign) {
-            atomicStore(&region_words[lb * PB + 32u + found.x], value);
+          } else if (found != NONE && assign) {
+            atomicStore(&region_words[lb * PB + 32u + found], value);
           }
         }
         if (spilled) {
