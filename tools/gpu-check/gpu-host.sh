@@ -2,13 +2,14 @@
 # The whole GPU-host session in one command (device time is scarce): check suites at scale,
 # optionally the insert-variant comparison (PERF=1) and Hive's per-pass profile (HIVE_PERF=1), and the full benchmark. Expects .gpu-bundle/
 # made by tools/gpu-check/pack-all.sh and writes everything under $OUT (at most 8 files).
-#   BENCH=0 skips the benchmark.
+#   BENCH=0 skips the benchmark; CHECKS=none skips the checks (an empty CHECKS means the default set).
 #   CHECKS="kernels/:64 linear-probe/:256 hive/:64" bash tools/gpu-check/gpu-host.sh [bench-args...]
 set -uo pipefail
 B=.gpu-bundle
 OUT=${OUT:-/tmp/gpuhash-out}
 mkdir -p "$OUT"
 CHECKS=${CHECKS:-"kernels/:64 linear-probe/:256 hive/:64"}
+[ "$CHECKS" = none ] && CHECKS=""
 rev=$(cat "$B/REVISION" 2>/dev/null || echo unknown)
 for c in $CHECKS; do
   f=${c%%:*}

@@ -19,38 +19,22 @@ console.log(`device: ${gpu.describe()}`);
 const BUCKETS = gpu.isSoftware ? 2 ** 16 : 2 ** 22;
 const N = gpu.isSoftware ? 2 ** 18 : 2 ** 27;
 
+// A home's reads in each layout (q: its first 16-byte word), and the lock word from an array
+// 2^shift times smaller than one word per bucket (as a smaller filter array would be read).
+const splitHome = 'let q = b * 16u + 2u * h;\n    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];';
+const interleavedHome = 'let q = b * 16u + 4u * h;\n    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 2u] ^ v4[q + 3u];';
+const lockWord = (shift: number) => `acc.x ^= locks[params.buckets + (b >> ${shift}u)];`;
+
 const variants: Record<string, string> = {
   gather4: 'acc.x ^= words[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)];',
-  'split keys+values+lock': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];
-    acc.x ^= locks[params.buckets + b];`,
-  'split keys+values+lock/2': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];
-    acc.x ^= locks[params.buckets + (b >> 1u)];`,
-  'split keys+values+lock/4': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];
-    acc.x ^= locks[params.buckets + (b >> 2u)];`,
-  'split keys+values+lock/8': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];
-    acc.x ^= locks[params.buckets + (b >> 3u)];`,
-  'split keys+lock': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u];
-    acc.x ^= locks[params.buckets + b];`,
-  'split keys+values': `
-    let q = b * 16u + 2u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 8u] ^ v4[q + 9u];`,
-  'interleaved keys+values+lock': `
-    let q = b * 16u + 4u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 2u] ^ v4[q + 3u];
-    acc.x ^= locks[params.buckets + b];`,
-  'interleaved keys+values': `
-    let q = b * 16u + 4u * h;
-    acc ^= v4[q] ^ v4[q + 1u] ^ v4[q + 2u] ^ v4[q + 3u];`,
+  'split keys+values+lock': `${splitHome}\n    ${lockWord(0)}`,
+  'split keys+values+lock/2': `${splitHome}\n    ${lockWord(1)}`,
+  'split keys+values+lock/4': `${splitHome}\n    ${lockWord(2)}`,
+  'split keys+values+lock/8': `${splitHome}\n    ${lockWord(3)}`,
+  'split keys+lock': `let q = b * 16u + 2u * h;\n    acc ^= v4[q] ^ v4[q + 1u];\n    ${lockWord(0)}`,
+  'split keys+values': splitHome,
+  'interleaved keys+values+lock': `${interleavedHome}\n    ${lockWord(0)}`,
+  'interleaved keys+values': interleavedHome,
   'atomic gather4': 'acc.x ^= atomicLoad(&atomics[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)]);',
   'atomic home (8 loads per lane)': `
     let q = b * 64u + 8u * h;
