@@ -12,7 +12,7 @@ import { releaseKernel } from './wgsl/release';
 
 /**
  * Op passes run over at most this many batch entries at a time, so the per-batch scratch lists
- * (12 bytes per entry) stay small next to the table however large a batch is.
+ * (16 bytes per entry: four lists) stay small next to the table however large a batch is.
  */
 export const OP_CHUNK = 1 << 22;
 
