@@ -29,14 +29,16 @@ export const variants = [
 ] as const;
 /** Every insert batch by the bulk build (its spilled keys through subgroup op passes). */
 export const bulkVariant = { name: 'bulk build', subgroups: true, bulk: true } as const;
-export type Variant = (typeof variants)[number] | typeof bulkVariant;
+/** The bulk build with groups of one lane (its whole-bucket lookups lane by lane). */
+export const bulkFallbackVariant = { name: 'bulk build, fallback', subgroups: false, bulk: true } as const;
+export type Variant = (typeof variants)[number] | typeof bulkVariant | typeof bulkFallbackVariant;
 
 /**
- * One check per variant (and the bulk build's with `withBulk`); a subgroup one is skipped on
+ * One check per variant (and the bulk build's two with `withBulk`); a subgroup one is skipped on
  * devices without subgroups.
  */
 export function perVariant(name: string, run: (ctx: CheckContext, v: Variant) => Promise<void>, withBulk = false): GpuCheck[] {
-  const all: Variant[] = withBulk ? [...variants, bulkVariant] : [...variants];
+  const all: Variant[] = withBulk ? [...variants, bulkVariant, bulkFallbackVariant] : [...variants];
   return all.map((v) => ({
     name: `${v.name}: ${name}`,
     async run(ctx: CheckContext) {
