@@ -182,7 +182,7 @@ export class Dispatcher {
     this.encodePartition(encoder, b, scratch, first);
     this.dispatch(
       encoder,
-      bulkBuildKernel(this.subgroups),
+      bulkBuildKernel(),
       regions * WORKGROUP_SIZE,
       [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill],
       { n: regions, mode: b.mode, aux0: this.buckets },

@@ -29,7 +29,7 @@ export const variants = [
 ] as const;
 /** Every insert batch by the bulk build (its spilled keys through subgroup op passes). */
 export const bulkVariant = { name: 'bulk build', subgroups: true, bulk: true } as const;
-/** The bulk build with groups of one lane (its whole-bucket lookups lane by lane). */
+/** The bulk build with its spilled keys through op passes in groups of one lane. */
 export const bulkFallbackVariant = { name: 'bulk build, fallback', subgroups: false, bulk: true } as const;
 export type Variant = (typeof variants)[number] | typeof bulkVariant | typeof bulkFallbackVariant;
 

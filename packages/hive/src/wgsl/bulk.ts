@@ -1,8 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
-import { rowBallotModule } from './wcme';
 
 /**
  * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
@@ -108,8 +107,8 @@ ${entryPoint()} {
  * words) and masks (plain: nothing else touches the table in this dispatch), records, ends (region end
  * offsets), counters, spill (word 0: count; then batch indices).
  */
-export function bulkBuildKernel(subgroups: boolean): Kernel {
-  return cachedKernel('bulk.build', subgroups ? 'sg' : 'fb', () =>
+export function bulkBuildKernel(): Kernel {
+  return cachedKernel('bulk.build', '', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -144,45 +143,18 @@ fn hv_region_get4(at: u32) -> vec4<u32> {
   return vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
 }
 
-/** The slot of home \`home\` of bucket lb (region-local) holding key, NONE if none. */
-fn hv_region_home(lb: u32, key: u32, home: u32) -> u32 {
+/** The slot of bucket lb (region-local) holding key: its home's 8 first, the other 24 when \`whole\`; NONE if none. */
+fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
   var at = NONE;
-  for (var t = 0u; t < HOME_SLOTS; t++) {
-    let s = home * HOME_SLOTS + t;
+  let count = select(HOME_SLOTS, 32u, whole);
+  for (var t = 0u; t < count; t++) {
+    let s = (home * HOME_SLOTS + t) % 32u;
     if (atomicLoad(&region_words[lb * PB + s]) == key) { at = s; }
   }
   return at;
 }
 
-/**
- * For every lane with \`want\`, its key's slot in the whole of its bucket (else \`found\`), each
- * bucket read by the whole group at once (lane L reads slot L, L + S, ...). Called by every lane of
- * the group together. Each lane scanning its own bucket, 24 more slots one after another, held
- * its subgroup for as long as its slowest lane (at load 0.95 nearly every subgroup has one).
- */
-fn hv_region_whole(lb: u32, key: u32, want: bool, found: u32) -> u32 {
-  var at = found;
-  var todo = cg_ballot(want);
-  loop {
-    if (cg_mask_empty(todo)) { break; }
-    let leader = cg_first_lane(todo);
-    todo &= ~cg_mask_lane(leader);
-    let b = cg_broadcast(lb, leader);
-    let k = cg_broadcast(key, leader);
-    var m = 0u;
-    for (var step = 0u; step < cg_steps(32u); step++) {
-      let s = step * cg_size() + cg_lane();
-      var w = EMPTY;
-      if (s < 32u) { w = atomicLoad(&region_words[b * PB + s]); }
-      m |= hv_row_ballot(w == k, step);
-    }
-    if (cg_lane() == leader && m != 0u) { at = firstTrailingBit(m); }
-  }
-  return at;
-}
-
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
+${entryPoint()} {
   let assign = params.mode == OP_INSERT_OR_ASSIGN;
   var added = 0u;
   for (var r = grid_workgroup(wid, nwg); r < params.n; r += nwg.x * nwg.y) {
@@ -213,34 +185,26 @@ ${regionStores}
       if (lid < RB) { round_free[lid] = atomicLoad(&region_masks[lid]); }
       workgroupBarrier();
       let p = begin + round * ${WORKGROUP_SIZE}u + lid;
-      let live = p < end;
-      var kv = vec4<u32>(EMPTY, 0u, 0u, 0u);
-      if (live) { kv = records[p]; }
-      let key = kv.x;
-      let value = kv.y;
-      var lb = 0u;
-      var home = 0u;
-      var spilled = false;
-      var whole = false;
-      var found = NONE;
-      if (live) {
-        lb = hv_b1(key) - b0;
-        let word = atomicLoad(&region_locks[lb]);
-        // A key whose first bucket has sent keys on may live in its second bucket or the stash.
-        spilled = (word & (OVERFLOW_BIT | STASH_BIT)) != 0u;
-        // The key's home, and the rest of its bucket only when its away bit says it may be there
-        // (a key that left its home set it, in an earlier batch or round). Scanning all 32 slots
-        // for every key made builds a third slower (H200, 2026-11-22).
-        home = hv_home(key);
-        whole = !spilled && (word & hv_away_bit(key)) != 0u;
-        if (!spilled) { found = hv_region_home(lb, key, home); }
-      }
-      found = hv_region_whole(lb, key, whole && found == NONE, found);
       var claimed = false;
+      var key = EMPTY;
+      var value = 0u;
+      var lb = 0u;
       var slot = 0u;
       var before = 0u;
-      if (live) {
+      if (p < end) {
+        let kv = records[p];
+        key = kv.x;
+        value = kv.y;
+        lb = hv_b1(key) - b0;
+        // A key whose first bucket has sent keys on may live in its second bucket or the stash.
+        var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
         if (!spilled) {
+          // The key's home, and the rest of its bucket only when its away bit says it may be
+          // there (a key that left its home set it, in an earlier batch or round). Scanning all
+          // 32 slots for every key made builds a third slower (H200, 2026-11-22).
+          let home = hv_home(key);
+          let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
+          let found = hv_region_find(lb, key, home, whole);
           var m = atomicLoad(&region_masks[lb]);
           loop {
             if (found != NONE) { break; }
@@ -310,7 +274,7 @@ ${regionStores}
     if (a != 0u) { atomicAdd(&counters[C_SIZE], a); }
   }
 }`,
-      { modules: [gridModule, commonModule, rowBallotModule(subgroups)] },
+      { modules: [gridModule, commonModule] },
     ),
   );
 }
