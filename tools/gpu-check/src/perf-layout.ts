@@ -53,6 +53,15 @@ const variants: Record<string, string> = {
     'acc.x ^= atomicAnd(&atomics[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)], 0xffffffffu);',
   'atomicStore gather': 'atomicStore(&atomics[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)], i);',
   'plain store gather': 'plain[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)] = i;',
+  // A claim's two stores (value, then key): 128 bytes apart as now, or in one sector (interleaved).
+  'store value and key, split': `
+    let g = b * 64u + 8u * h;
+    atomicStore(&atomics[g + 32u], i);
+    atomicStore(&atomics[g], i);`,
+  'store value and key, interleaved': `
+    let g = b * 64u + 16u * h;
+    atomicStore(&atomics[g + 8u], i);
+    atomicStore(&atomics[g], i);`,
   'atomicCompareExchangeWeak gather':
     'acc.x ^= atomicCompareExchangeWeak(&atomics[hash_fmix32(i ^ 0x2545f491u) & (params.buckets * 64u - 1u)], 0x12345678u, 0x12345678u).old_value;',
   'atomicAdd on one word, 1 in 32 lanes': 'if ((i & 31u) == 0u) { acc.x ^= atomicAdd(&atomics[0], 0u); }',
