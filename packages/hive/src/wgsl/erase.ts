@@ -6,7 +6,7 @@ import { talliesModule } from './tallies';
 import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
 
 /**
- * Erase batches: WCME over homes settles most keys (hv_scan_homes), the transposed WCME over
+ * Erase batches: WCME over homes settles most keys (hv_home_lookup), the transposed WCME over
  * buckets finds the others; each key's lane CASes it to EMPTY and sets the free bit. Nothing
  * in an erase batch claims slots, so a slot freed here cannot be reused before the batch ends.
  * Bindings: params, slots, masks, keys, counters, lists.
@@ -44,16 +44,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let b2 = hv_b2(key);
     // The homes first (one sector per key): a key at home, or absent from it with its away and
     // far bits clear, is settled there.
-    let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
-    var word = 0u;
-    if (live_op) { word = atomicLoad(&masks[params.lock_base + b1]); }
-    let home = hv_scan_homes(first, key, live_op);
-    var at = NONE;
-    var settled = false;
-    if (live_op) {
-      if (home != 0u) { at = first + firstTrailingBit(home); }
-      settled = home != 0u || (word & (hv_away_bit(key) | hv_far_bit(key))) == 0u;
-    }
+    let home = hv_home_lookup(key, b1, live_op);
+    let settled = live_op && home.y == 0u;
+    var at = home.x;
     // WCME for the other keys at once: first buckets, then second (when the first has
     // overflowed), then stash lines (when the first sent a key there).
     let found = hv_lookup_lanes(key, live_op && !settled, b1, b2, stash_live, false).at;

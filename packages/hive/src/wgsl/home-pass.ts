@@ -1,17 +1,14 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
-import { HOME_SLOTS } from '../split-pointer';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 import { opBindings, pushGroupModule } from './op-pass';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
 
-if (HOME_SLOTS !== 8) throw new Error('home-pass.ts reads a home as 8 key words: HOME_SLOTS must be 8');
-
 /**
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
- * reads its ops' homes together (\`hv_scan_homes\`: 8 key words, one 32-byte sector, per op, where
- * pass A's scan reads the 128-byte line), each lane also its first bucket's lock word:
+ * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 8 key words, one 32-byte sector, per
+ * op, where pass A's scan reads the 128-byte line), each lane also its first bucket's lock word:
  * - the key at home: an erase retires it (CAS to TOMBSTONE, freed by the release pass), an
  *   insert is done (insertOrAssign stores its value);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
@@ -51,15 +48,10 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     var status = 0u;
     var done = false;
     var freed = NONE;
-    let b1 = hv_b1(key);
-    let h = hv_home(key);
-    let first = b1 * 32u + h * HOME_SLOTS;
-    var word = 0u;
-    if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
-    let found = hv_scan_homes(first, key, go);
+    let home = hv_home_lookup(key, hv_b1(key), go);
     if (go) {
-      if (found != 0u) {
-        let at = first + firstTrailingBit(found);
+      if (home.x != NONE) {
+        let at = home.x;
         if (op == OP_ERASE) {
           // Retire, do not free: no slot is reused while this batch may still read it.
           if (hv_cas_key(at, key, TOMBSTONE)) {
@@ -71,7 +63,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           atomicStore(&slots[hv_vw(at)], values[i]);
         }
         done = true;
-      } else if (op == OP_ERASE && (word & (hv_away_bit(key) | hv_far_bit(key))) == 0u) {
+      } else if (op == OP_ERASE && home.y == 0u) {
         // Absent from its home, and its filter bits say from everywhere else.
         done = true;
       } else {

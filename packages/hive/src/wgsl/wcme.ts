@@ -1,4 +1,5 @@
 import type { WgslModule } from '@gpuhash/kernels';
+import { HOME_SLOTS } from '../split-pointer';
 import { cooperativeVariant } from './kernel-cache';
 import { overflowModule } from './overflow';
 
@@ -150,6 +151,8 @@ export function lookupLanesModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, [scanLanesModule(subgroups), overflowModule]);
 }
 
+if (HOME_SLOTS !== 8) throw new Error('wcme.ts scans a home as 8 key words: HOME_SLOTS must be 8');
+
 /** Rounds of the home scan: S lanes read a home's 8 words for each of S ops in 8 rounds of S words. */
 const HOME_SCAN_ROUNDS = 8;
 
@@ -193,10 +196,25 @@ ${loads}
   var m = 0u;
 ${ballots}
   return m;
+}
+
+/**
+ * A key's lookup at its home in its first bucket b1, for the passes that settle what a home can
+ * (the home pass, erase batches): the group's home scan, and each lane's lock word read beside it.
+ * x: the global slot holding key at home, NONE if none; y: 1 when it is not there and its away or
+ * far bit says it may be elsewhere (0: settled, found or absent). Every lane of the group calls it.
+ */
+fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
+  let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
+  var word = 0u;
+  if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
+  let m = hv_scan_homes(first, key, go);
+  if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
+  return vec2<u32>(NONE, select(0u, 1u, (word & (hv_away_bit(key) | hv_far_bit(key))) != 0u));
 }`;
 }
 
-/** \`hv_scan_homes\` over the writable table (needs \`slots\`). */
+/** \`hv_scan_homes\` and \`hv_home_lookup\` over the writable table (need \`slots\`, \`masks\` and \`params\`). */
 export function homeScanModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.home-scan', subgroups, homeScanCode());
 }
