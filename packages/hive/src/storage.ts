@@ -38,12 +38,14 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
 
 /**
  * Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per
- * region, a count and a cursor; the grids of the passes over the spill. Once the build has read
- * the records, their buffer holds those passes' lists (`spillLists`).
+ * bucket, a count and a room byte; per region, a count and a cursor; the grids of the passes over
+ * the spill. Once the build has read the records, their buffer holds those passes' lists.
  */
 export interface BulkScratch {
   records: GPUBuffer;
   spill: GPUBuffer;
+  bucketCounts: GPUBuffer;
+  room: GPUBuffer;
   counts: GPUBuffer;
   cursors: GPUBuffer;
   grids: GPUBuffer;
@@ -131,6 +133,8 @@ export class HiveStorage {
     this.bulk = {
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
+      bucketCounts: this.gpu.createBuffer(regions * REGION_BUCKETS * 4, 'hive.bulk.bucket-counts'),
+      room: this.gpu.createBuffer(regions * REGION_BUCKETS, 'hive.bulk.room'),
       counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
       cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
       grids: this.gpu.createBuffer(PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),
@@ -142,7 +146,7 @@ export class HiveStorage {
 
   private destroyBulk(): void {
     const b = this.bulk;
-    if (b) for (const buffer of [b.records, b.spill, b.counts, b.cursors, b.grids]) buffer.destroy();
+    if (b) for (const buffer of [b.records, b.spill, b.bucketCounts, b.room, b.counts, b.cursors, b.grids]) buffer.destroy();
     this.bulk = undefined;
   }
 

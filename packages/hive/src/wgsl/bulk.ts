@@ -8,19 +8,28 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  * most of its time on scattered global traffic: a line scan, a free-mask atomic and two stores per
  * key, each in a different random place. Here the batch is first partitioned by region (a run of
  * `REGION_BUCKETS` buckets, by the key's first bucket):
- *   1. count: keys per region;
- *   2. scan the counts into region offsets (device-wide exclusive scan);
- *   3. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
+ *   1. count: keys per first bucket;
+ *   2. room: per bucket, its free slots less the keys that count brought it (the room its second
+ *      bucket keys will find), one byte each; and the counts summed per region;
+ *   3. scan the region counts into region offsets (device-wide exclusive scan);
+ *   4. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
  *      scattered store, not two);
- *   4. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
+ *   5. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
  *      into workgroup memory, runs the same protocol there as pass A (look for the key in its home,
  *      and in the rest of its first bucket when its away bit is set; claim a home slot first with
  *      an atomicAnd on the mask, publish, check the claims made before it in the round for a twin
  *      of the key), and writes the region back with coalesced stores;
- *   5. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
+ *   6. spill: keys the region cannot settle (first bucket full, or flagged as having sent keys to
  *      their second bucket or the stash, so the key may live there) go through the ordinary op
  *      passes (A, release, B) by batch index, in "listed" mode, one dispatch each (the dispatcher's
  *      encodeSpillPasses); the scatter adds reserved keys to the spill, for pass A to report.
+ * The overflow plan: which keys of a bucket that its batch overfills go on to their second bucket.
+ * Left to the order of the claims, a key whose second bucket is full as well waits for pass B's
+ * cuckoo eviction (at load 0.95, 40% of the spilled keys: 2.2% of a build from empty, 4.1 of its
+ * 18.4 ms on an H200). The build instead sends on the keys whose second buckets have the most room
+ * (from step 2) and keeps the others: a CPU model of a build to 0.95 leaves pass B a tenth of the
+ * keys. Before its rounds the workgroup histograms, per overfilled bucket, its keys' second-bucket
+ * room, and picks a bar: keys above it leave, keys at it leave up to a quota.
  * The placement is the one pass A makes (first bucket, home first; the away bits set likewise), so
  * the rest of the table does not know which path placed a key.
  */
@@ -33,8 +42,13 @@ export const REGION_BUCKETS = 32;
 const PADDED_BUCKET = 65;
 /** 16-byte words of a region each invocation loads (a region is 32 buckets of 16). */
 const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
-/** Workgroup memory of the build: keys, values, masks and lock words of a region. */
-export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 2 * REGION_BUCKETS) + 16;
+/** Room bins of the overflow plan: a second bucket's room 0 (none), 1, .. ROOM_BINS - 1 or more. */
+const ROOM_BINS = 16;
+/** A region's records whose room bin the build keeps in workgroup memory (a byte each); later ones re-read it. */
+const ROOM_CAP = 4096;
+/** Workgroup memory of the build: keys, values, masks and lock words of a region, and its overflow plan. */
+export const BULK_WORKGROUP_BYTES =
+  4 * (PADDED_BUCKET * REGION_BUCKETS + 3 * REGION_BUCKETS + 1) + 4 * (REGION_BUCKETS * (ROOM_BINS + 3) + ROOM_CAP / 4);
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
 export const BULK_RECORD_BYTES = 16;
 
@@ -50,7 +64,7 @@ const regionStores = quadsPerLane.map((j) => `    if (at${j} < quads) { hv_regio
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 
-/** Bindings: params (n = batch), keys, counts (atomic, one per region). */
+/** Bindings: params (n = batch), keys, counts (atomic, one per first bucket). */
 export function bulkCountKernel(): Kernel {
   return cachedKernel('bulk.count', '', () =>
     composeWgsl(
@@ -61,7 +75,44 @@ export function bulkCountKernel(): Kernel {
 ${entryPoint()} {
   ${gridLoop('i', 'params.n')} {
     let key = keys[i];
-    if (key < TOMBSTONE) { atomicAdd(&counts[${region}], 1u); }
+    if (key < TOMBSTONE) { atomicAdd(&counts[hv_b1(key)], 1u); }
+  }
+}`,
+      { modules: [gridModule, commonModule] },
+    ),
+  );
+}
+
+/**
+ * Step 2, per word of 4 buckets: each one's room (free slots less its count, clamped to -128..127,
+ * stored plus 128 in a byte), and the counts added to their region's. Bindings: params (n = words,
+ * aux0 = table buckets), masks, counts (per bucket), room (out), region counts (atomic, cleared).
+ */
+export function bulkRoomKernel(): Kernel {
+  return cachedKernel('bulk.room', '', () =>
+    composeWgsl(
+      /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> masks: array<u32>;
+@group(0) @binding(2) var<storage, read> counts: array<u32>;
+@group(0) @binding(3) var<storage, read_write> room: array<u32>;
+@group(0) @binding(4) var<storage, read_write> region_counts: array<atomic<u32>>;
+${entryPoint()} {
+  ${gridLoop('w', 'params.n')} {
+    var packed = 0u;
+    var sum = 0u;
+    for (var j = 0u; j < 4u; j++) {
+      let b = 4u * w + j;
+      var r = 0;
+      if (b < params.aux0) {
+        let c = counts[b];
+        sum += c;
+        r = clamp(i32(countOneBits(masks[b])) - i32(min(c, 255u)), -128, 127);
+      }
+      packed |= u32(r + 128) << (8u * j);
+    }
+    room[w] = packed;
+    if (sum != 0u) { atomicAdd(&region_counts[w / ${REGION_BUCKETS / 4}u], sum); }
   }
 }`,
       { modules: [gridModule, commonModule] },
@@ -118,8 +169,11 @@ export function bulkBuildKernel(): Kernel {
 @group(0) @binding(4) var<storage, read> ends: array<u32>;
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> spill: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read> room: array<u32>;
 
 const RB: u32 = ${REGION_BUCKETS}u;
+const ROOM_BINS: u32 = ${ROOM_BINS}u;
+const ROOM_CAP: u32 = ${ROOM_CAP}u;
 const PB: u32 = ${PADDED_BUCKET}u;
 // The region's buckets as in the slots buffer (keys then values), PB words apart; its masks and lock words.
 var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS}>;
@@ -129,6 +183,33 @@ var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 // this round, so only those can hold a twin of my key that my lookup could not see.
 var<workgroup> round_free: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
+// The overflow plan, per bucket of the region: how many keys its batch brings beyond its free
+// slots, the histogram of their second buckets' room bins, the bin above which they all go on,
+// and how many of those at the bin still may; per record (the first ROOM_CAP), its room bin.
+var<workgroup> plan_over: array<u32, ${REGION_BUCKETS}>;
+var<workgroup> plan_hist: array<atomic<u32>, ${REGION_BUCKETS * ROOM_BINS}>;
+var<workgroup> plan_bar: array<u32, ${REGION_BUCKETS}>;
+var<workgroup> plan_quota: array<atomic<i32>, ${REGION_BUCKETS}>;
+var<workgroup> plan_bins: array<atomic<u32>, ${ROOM_CAP / 4}>;
+
+/** Bucket b's room from step 2: free slots less the keys this batch brings it as their first bucket. */
+fn hv_room(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
+/** The room bin of key's second bucket: 0 (no room), .. ROOM_BINS - 1 (that much or more). */
+fn hv_second_room_bin(key: u32) -> u32 { return u32(clamp(hv_room(hv_b2(key)), 0, i32(ROOM_BINS) - 1)); }
+/** The room bin of record \`at\` of the region (its key: key). */
+fn hv_record_bin(at: u32, key: u32) -> u32 {
+  if (at < ROOM_CAP) { return (atomicLoad(&plan_bins[at / 4u]) >> (8u * (at % 4u))) & 0xffu; }
+  return hv_second_room_bin(key);
+}
+/** Whether the plan sends record \`at\` (key: key, not in its first bucket lb) on to its second bucket. */
+fn hv_goes_on(lb: u32, at: u32, key: u32) -> bool {
+  if (plan_over[lb] == 0u) { return false; }
+  let bin = hv_record_bin(at, key);
+  let bar = plan_bar[lb];
+  if (bin == 0u || bin < bar) { return false; }
+  if (bin > bar) { return true; }
+  return atomicSub(&plan_quota[lb], 1) > 0;
+}
 
 /** Region word 4 at .. 4 at + 3 (one bucket: 64 is a multiple of 4), stored PB words per bucket. */
 fn hv_region_put4(at: u32, v: vec4<u32>) {
@@ -169,17 +250,57 @@ ${entryPoint()} {
 ${regionLoads}
     var mask = 0u;
     var lock = 0u;
+    var over = 0;
     let edge = lid < RB && b0 + lid < params.aux0;
     if (edge) {
       mask = masks[b0 + lid];
       lock = masks[params.lock_base + b0 + lid];
+      over = -hv_room(b0 + lid);
     }
 ${regionStores}
-    if (edge) {
+    if (lid < RB) {
       atomicStore(&region_masks[lid], mask);
       atomicStore(&region_locks[lid], lock);
+      // A flagged bucket sends all its keys on anyway.
+      plan_over[lid] = select(0u, u32(over), over > 0 && (lock & (OVERFLOW_BIT | STASH_BIT)) == 0u);
+    }
+    for (var w = lid; w < ${REGION_BUCKETS * ROOM_BINS}u; w += ${WORKGROUP_SIZE}u) { atomicStore(&plan_hist[w], 0u); }
+    for (var w = lid; w < ROOM_CAP / 4u; w += ${WORKGROUP_SIZE}u) { atomicStore(&plan_bins[w], 0u); }
+    workgroupBarrier();
+    // The overflow plan: the room bins of the keys of overfilled buckets, then each bucket's bar.
+    for (var p = begin + lid; p < end; p += ${WORKGROUP_SIZE}u) {
+      let key = records[p].x;
+      let lb = hv_b1(key) - b0;
+      if (plan_over[lb] != 0u) {
+        let bin = hv_second_room_bin(key);
+        let at = p - begin;
+        if (at < ROOM_CAP) { atomicOr(&plan_bins[at / 4u], bin << (8u * (at % 4u))); }
+        if (bin != 0u) { atomicAdd(&plan_hist[lb * ROOM_BINS + bin], 1u); }
+      }
     }
     workgroupBarrier();
+    if (lid < RB) {
+      // The keys with the most room go on: bins from the top until they make up the overflow.
+      let k = plan_over[lid];
+      var bar = ROOM_BINS;
+      var quota = 0u;
+      if (k != 0u) {
+        var acc = 0u;
+        bar = 1u;
+        quota = atomicLoad(&plan_hist[lid * ROOM_BINS + 1u]);
+        for (var v = ROOM_BINS - 1u; v >= 1u; v--) {
+          let h = atomicLoad(&plan_hist[lid * ROOM_BINS + v]);
+          if (acc + h >= k) {
+            bar = v;
+            quota = k - acc;
+            break;
+          }
+          acc += h;
+        }
+      }
+      plan_bar[lid] = bar;
+      atomicStore(&plan_quota[lid], i32(quota));
+    }
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
     for (var round = 0u; round < rounds; round++) {
       if (lid < RB) { round_free[lid] = atomicLoad(&region_masks[lid]); }
@@ -205,9 +326,10 @@ ${regionStores}
           let home = hv_home(key);
           let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
           let found = hv_region_find(lb, key, home, whole);
+          spilled = found == NONE && hv_goes_on(lb, p - begin, key);
           var m = atomicLoad(&region_masks[lb]);
           loop {
-            if (found != NONE) { break; }
+            if (found != NONE || spilled) { break; }
             let pick = hv_pick_slot(m, home);
             if (pick == 0u) {
               spilled = true;
