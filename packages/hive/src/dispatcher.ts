@@ -1,7 +1,7 @@
 import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
-import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS } from './wgsl/bulk';
+import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { homePassKernel } from './wgsl/home-pass';
@@ -193,7 +193,8 @@ export class Dispatcher {
   /**
    * The bulk build's partition of a batch by region: count (per bucket), room (per bucket, and the
    * counts per region), scan, scatter. Leaves the records grouped by region in `scratch.records`,
-   * each region's end offset in `scratch.cursors`, the buckets' room in `scratch.room`, and the
+   * each region's end offset in `scratch.cursors`, the buckets' room and its histogram in
+   * `scratch.room`, and the
    * reserved keys in the spill (which it expects cleared).
    */
   encodePartition(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, first?: GPUComputePassTimestampWrites): void {
@@ -201,6 +202,7 @@ export class Dispatcher {
     const words = (scratch.regions * REGION_BUCKETS) / 4;
     encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
     encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
+    encoder.clearBuffer(scratch.room, words * 4, ROOM_BINS * 4);
     this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.bucketCounts], { n }, { timestampWrites: first });
     this.dispatch(encoder, bulkRoomKernel(), words, [this.storage.meta, scratch.bucketCounts, scratch.room, scratch.counts], {
       n: words,

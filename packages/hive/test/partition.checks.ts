@@ -2,7 +2,7 @@ import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
 import type { BulkScratch, HiveStorage } from '../src/storage';
-import { REGION_BUCKETS } from '../src/wgsl/bulk';
+import { PLAN_MARGIN, REGION_BUCKETS, ROOM_BINS } from '../src/wgsl/bulk';
 import { universe } from './keys';
 import { expect } from './table.checks';
 
@@ -20,7 +20,8 @@ function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
 /**
  * The bulk build's partition by region (count, room, scan, scatter) against a CPU model: for
  * tables of a few regions to a thousand, part full, with reserved keys and duplicates in the
- * batch, every bucket's room byte is its free slots less its keys in the batch, every region's
+ * batch, every bucket's room byte is its free slots less its keys in the batch, the histogram of
+ * room bins counts them, every region's
  * records lie between its end offsets and are its keys, every non-reserved batch entry is one
  * record (key, value, batch index), and the spill holds exactly the reserved entries.
  */
@@ -58,6 +59,7 @@ export const partitionChecks = defineChecks('hive/partition', [
         gpu.submit([encoder.finish()]);
         const ends = new Uint32Array(await gpu.readBytes(scratch.cursors, 0, regions * 4));
         const room = new Uint8Array(await gpu.readBytes(scratch.room, 0, regions * REGION_BUCKETS));
+        const histogram = new Uint32Array(await gpu.readBytes(scratch.room, regions * REGION_BUCKETS, ROOM_BINS * 4));
         const records = new Uint32Array(await gpu.readBytes(scratch.records, 0, n * 16));
         const spill = new Uint32Array(await gpu.readBytes(scratch.spill, 0, (n + 1) * 4));
         const what = `${table.buckets} buckets, ${n} keys`;
@@ -66,13 +68,18 @@ export const partitionChecks = defineChecks('hive/partition', [
         const p = splitPointerFor(table.buckets);
         const counts = new Int32Array(regions * REGION_BUCKETS);
         keys.forEach((k, i) => {
-          if (!reserved.has(i)) counts[candidateBuckets(k, p)[0]]++;
+          const b1 = candidateBuckets(k, p)[0];
+          if (!reserved.has(i)) counts[b1] = (counts[b1] as number) + 1;
         });
+        const bins = new Uint32Array(ROOM_BINS);
         for (let b = 0; b < regions * REGION_BUCKETS; b++) {
           const free = b < table.buckets ? popcount(snap.meta[b] as number) - (counts[b] as number) : 0;
           const want = Math.max(-128, Math.min(127, free)) + 128;
           expect(room[b] === want, `${what}: bucket ${b}'s room byte is ${room[b]}, not ${want}`);
+          const bin = Math.max(0, Math.min(ROOM_BINS - 1, free));
+          if (b < table.buckets) bins[bin] = (bins[bin] as number) + 1;
         }
+        expect(histogram.join() === bins.join(), `${what}: the room histogram is ${histogram.join()}, not ${bins.join()}`);
         const seen = new Uint8Array(n);
         let begin = 0;
         for (let r = 0; r < regions; r++) {
@@ -113,7 +120,7 @@ export const partitionChecks = defineChecks('hive/partition', [
       const { lockedInserts } = await table.stats();
       const planned = passBModel(keys, buckets, true, rng);
       const unplanned = passBModel(keys, buckets, false, rng);
-      // The model leaves about a tenth of what claim order does; the table may break ties otherwise.
+      // The model leaves a tenth or less of what claim order does; the table takes keys in its own order.
       expect(unplanned > 4 * planned, `the model: ${planned} keys to pass B with the plan, ${unplanned} without`);
       expect(
         lockedInserts <= 1.5 * planned + 16,
@@ -124,29 +131,30 @@ export const partitionChecks = defineChecks('hive/partition', [
   },
 ]);
 
-/** Room bins of the build's overflow plan (wgsl/bulk.ts): room 0 or less, 1, .., 15 or more. */
-const ROOM_BINS = 16;
-
 /**
  * Keys a bulk build of distinct keys into an empty table leaves pass B: those whose first bucket
  * overflows and whose second bucket has no room left once its own keys and the keys sent on before
- * them are in. With `plan`, each overflowing bucket sends on its keys with the most room in their
- * second buckets first (bins as the build's, ties in random order), keys without room never; without,
- * it keeps its keys in random order.
+ * them are in. With \`plan\`, each overflowing bucket sends on its first keys (in random order)
+ * whose second bucket's room reaches the bar (wgsl/bulk.ts: the highest room v at which its keys
+ * would bring PLAN_MARGIN times its overflow, by the table's histogram of room), then others;
+ * without, it keeps its keys in random order.
  */
 function passBModel(keys: Uint32Array, buckets: number, plan: boolean, rng: { below(n: number): number }): number {
   const p = splitPointerFor(buckets);
   const byBucket: number[][] = Array.from({ length: buckets }, () => []);
   for (const k of keys) (byBucket[candidateBuckets(k, p)[0]] as number[]).push(k);
   const room = byBucket.map((ks) => 32 - ks.length);
-  const bin = (k: number) => Math.max(0, Math.min(ROOM_BINS - 1, room[candidateBuckets(k, p)[1]] as number));
+  const atLeast = Array.from({ length: ROOM_BINS }, (_, v) => room.filter((r) => Math.min(r, ROOM_BINS - 1) >= v).length);
   const left = room.map((r) => Math.max(0, r));
   const goingOn: number[] = [];
   for (const ks of byBucket) {
-    if (ks.length <= 32) continue;
-    const order = ks.map((k) => ({ k, bin: bin(k), tie: rng.below(1 << 30) }));
-    order.sort((a, b) => (plan ? b.bin - a.bin : 0) || a.tie - b.tie);
-    for (const { k } of order.slice(0, ks.length - 32)) goingOn.push(k);
+    const over = ks.length - 32;
+    if (over <= 0) continue;
+    let bar = 1;
+    for (let v = 2; v < ROOM_BINS; v++) if (ks.length * (atLeast[v] as number) >= PLAN_MARGIN * over * buckets) bar = v;
+    const order = ks.map((k) => ({ k, first: plan && (room[candidateBuckets(k, p)[1]] as number) >= bar, tie: rng.below(1 << 30) }));
+    order.sort((a, b) => Number(b.first) - Number(a.first) || a.tie - b.tie);
+    for (const { k } of order.slice(0, over)) goingOn.push(k);
   }
   let deferred = 0;
   for (const k of goingOn) {

@@ -25,13 +25,14 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  *      encodeSpillPasses); the scatter adds reserved keys to the spill, for pass A to report.
  * The overflow plan: which keys of a bucket that its batch overfills go on to their second bucket.
  * Left to the order of the claims, a key whose second bucket is full as well waits for pass B's
- * cuckoo eviction (at load 0.95, 40% of the spilled keys: 2.2% of a build from empty, 4.1 of its
- * 18.4 ms on an H200). The build instead sends on the keys whose second buckets have the most room
- * (from step 2) and keeps the others: a CPU model of a build to 0.95 leaves pass B a tenth of the
- * keys. Before its rounds the workgroup histograms, per overfilled bucket, its keys' second-bucket
- * room, and picks a bar: keys above it leave, keys at it leave up to a quota.
- * The placement is the one pass A makes (first bucket, home first; the away bits set likewise), so
- * the rest of the table does not know which path placed a key.
+ * cuckoo eviction (at load 0.95, 40% of the keys sent on: 2.2% of a build from empty, 4.1 of its
+ * 18.4 ms on an H200). Instead, the overfilled bucket's first keys whose second bucket has room
+ * for at least `bar` more (its room byte, from step 2) go on, as many as it overflows by, and the
+ * others claim. The bar is the highest at which the bucket's keys would bring twice its overflow
+ * if their second buckets' room was distributed as the table's (a histogram of the room bytes,
+ * from step 2): a CPU model of a build to 0.95 then leaves pass B 5% of the keys it leaves with
+ * claim order, and sending on the keys with the most room first, which needs a histogram per
+ * bucket before the claims, 10%.
  */
 export const REGION_BUCKETS = 32;
 /**
@@ -42,13 +43,12 @@ export const REGION_BUCKETS = 32;
 const PADDED_BUCKET = 65;
 /** 16-byte words of a region each invocation loads (a region is 32 buckets of 16). */
 const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
-/** Room bins of the overflow plan: a second bucket's room 0 (none), 1, .. ROOM_BINS - 1 or more. */
-const ROOM_BINS = 16;
-/** A region's records whose room bin the build keeps in workgroup memory (a byte each); later ones re-read it. */
-const ROOM_CAP = 4096;
+/** Room bins of the overflow plan: a bucket's room 0 or less, 1, .. ROOM_BINS - 1 or more. */
+export const ROOM_BINS = 16;
+/** The plan's bar: the keys over it should number this many times the bucket's overflow. */
+export const PLAN_MARGIN = 2;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region, and its overflow plan. */
-export const BULK_WORKGROUP_BYTES =
-  4 * (PADDED_BUCKET * REGION_BUCKETS + 3 * REGION_BUCKETS + 1) + 4 * (REGION_BUCKETS * (ROOM_BINS + 3) + ROOM_CAP / 4);
+export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 5 * REGION_BUCKETS + ROOM_BINS + 1);
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
 export const BULK_RECORD_BYTES = 16;
 
@@ -85,8 +85,10 @@ ${entryPoint()} {
 
 /**
  * Step 2, per word of 4 buckets: each one's room (free slots less its count, clamped to -128..127,
- * stored plus 128 in a byte), and the counts added to their region's. Bindings: params (n = words,
- * aux0 = table buckets), masks, counts (per bucket), room (out), region counts (atomic, cleared).
+ * stored plus 128 in a byte), the counts added to their region's, and the table's histogram of
+ * room bins (ROOM_BINS words after the n words of room bytes, cleared). Bindings: params (n =
+ * words, aux0 = table buckets), masks, counts (per bucket), room (out), region counts (atomic,
+ * cleared).
  */
 export function bulkRoomKernel(): Kernel {
   return cachedKernel('bulk.room', '', () =>
@@ -95,9 +97,12 @@ export function bulkRoomKernel(): Kernel {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read> counts: array<u32>;
-@group(0) @binding(3) var<storage, read_write> room: array<u32>;
+@group(0) @binding(3) var<storage, read_write> room: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> region_counts: array<atomic<u32>>;
+var<workgroup> bins: array<atomic<u32>, ${ROOM_BINS}>;
 ${entryPoint()} {
+  if (lid < ${ROOM_BINS}u) { atomicStore(&bins[lid], 0u); }
+  workgroupBarrier();
   ${gridLoop('w', 'params.n')} {
     var packed = 0u;
     var sum = 0u;
@@ -108,11 +113,17 @@ ${entryPoint()} {
         let c = counts[b];
         sum += c;
         r = clamp(i32(countOneBits(masks[b])) - i32(min(c, 255u)), -128, 127);
+        atomicAdd(&bins[u32(clamp(r, 0, ${ROOM_BINS - 1}))], 1u);
       }
       packed |= u32(r + 128) << (8u * j);
     }
-    room[w] = packed;
+    atomicStore(&room[w], packed);
     if (sum != 0u) { atomicAdd(&region_counts[w / ${REGION_BUCKETS / 4}u], sum); }
+  }
+  workgroupBarrier();
+  if (lid < ${ROOM_BINS}u) {
+    let c = atomicLoad(&bins[lid]);
+    if (c != 0u) { atomicAdd(&room[params.n + lid], c); }
   }
 }`,
       { modules: [gridModule, commonModule] },
@@ -172,9 +183,8 @@ export function bulkBuildKernel(): Kernel {
 @group(0) @binding(7) var<storage, read> room: array<u32>;
 
 const RB: u32 = ${REGION_BUCKETS}u;
-const ROOM_BINS: u32 = ${ROOM_BINS}u;
-const ROOM_CAP: u32 = ${ROOM_CAP}u;
 const PB: u32 = ${PADDED_BUCKET}u;
+const ROOM_BINS: u32 = ${ROOM_BINS}u;
 // The region's buckets as in the slots buffer (keys then values), PB words apart; its masks and lock words.
 var<workgroup> region_words: array<atomic<u32>, ${PADDED_BUCKET * REGION_BUCKETS}>;
 var<workgroup> region_masks: array<atomic<u32>, ${REGION_BUCKETS}>;
@@ -183,31 +193,33 @@ var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 // this round, so only those can hold a twin of my key that my lookup could not see.
 var<workgroup> round_free: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
-// The overflow plan, per bucket of the region: how many keys its batch brings beyond its free
-// slots, the histogram of their second buckets' room bins, the bin above which they all go on,
-// and how many of those at the bin still may; per record (the first ROOM_CAP), its room bin.
-var<workgroup> plan_over: array<u32, ${REGION_BUCKETS}>;
-var<workgroup> plan_hist: array<atomic<u32>, ${REGION_BUCKETS * ROOM_BINS}>;
+// The overflow plan: the table's buckets with room of at least v (v < ROOM_BINS, from the
+// histogram of step 2); per bucket of the region, the room a key's second bucket needs for the key
+// to go on (ROOM_BINS: none goes on), and how many more may.
+var<workgroup> room_at_least: array<u32, ${ROOM_BINS}>;
 var<workgroup> plan_bar: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> plan_quota: array<atomic<i32>, ${REGION_BUCKETS}>;
-var<workgroup> plan_bins: array<atomic<u32>, ${ROOM_CAP / 4}>;
 
 /** Bucket b's room from step 2: free slots less the keys this batch brings it as their first bucket. */
 fn hv_room(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
-/** The room bin of key's second bucket: 0 (no room), .. ROOM_BINS - 1 (that much or more). */
-fn hv_second_room_bin(key: u32) -> u32 { return u32(clamp(hv_room(hv_b2(key)), 0, i32(ROOM_BINS) - 1)); }
-/** The room bin of record \`at\` of the region (its key: key). */
-fn hv_record_bin(at: u32, key: u32) -> u32 {
-  if (at < ROOM_CAP) { return (atomicLoad(&plan_bins[at / 4u]) >> (8u * (at % 4u))) & 0xffu; }
-  return hv_second_room_bin(key);
+/**
+ * The plan's bar for a bucket with \`free\` free slots that its \`count\` keys overfill: the highest
+ * room v for which the keys whose second bucket has at least v would number PLAN_MARGIN times the
+ * overflow, were the second buckets' room distributed as the table's (at least 1).
+ */
+fn hv_plan_bar(free: u32, count: u32, buckets: u32) -> u32 {
+  let need = f32(${PLAN_MARGIN}u * (count - free)) * f32(buckets);
+  var bar = 1u;
+  for (var v = 2u; v < ROOM_BINS; v++) {
+    if (f32(count) * f32(room_at_least[v]) >= need) { bar = v; }
+  }
+  return bar;
 }
-/** Whether the plan sends record \`at\` (key: key, not in its first bucket lb) on to its second bucket. */
-fn hv_goes_on(lb: u32, at: u32, key: u32) -> bool {
-  if (plan_over[lb] == 0u) { return false; }
-  let bin = hv_record_bin(at, key);
+/** Whether the plan sends key (absent from its first bucket lb) on to its second bucket. */
+fn hv_goes_on(lb: u32, key: u32) -> bool {
   let bar = plan_bar[lb];
-  if (bin == 0u || bin < bar) { return false; }
-  if (bin > bar) { return true; }
+  if (bar >= ROOM_BINS) { return false; }
+  if (hv_room(hv_b2(key)) < i32(bar)) { return false; }
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
 
@@ -238,6 +250,12 @@ fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
 ${entryPoint()} {
   let assign = params.mode == OP_INSERT_OR_ASSIGN;
   var added = 0u;
+  if (lid < ROOM_BINS) {
+    var c = 0u;
+    for (var v = lid; v < ROOM_BINS; v++) { c += room[params.n * ${REGION_BUCKETS / 4}u + v]; }
+    room_at_least[lid] = c;
+  }
+  workgroupBarrier();
   for (var r = grid_workgroup(wid, nwg); r < params.n; r += nwg.x * nwg.y) {
     var begin = 0u;
     if (r > 0u) { begin = ends[r - 1u]; }
@@ -262,45 +280,15 @@ ${regionStores}
       atomicStore(&region_masks[lid], mask);
       atomicStore(&region_locks[lid], lock);
       // A flagged bucket sends all its keys on anyway.
-      plan_over[lid] = select(0u, u32(over), over > 0 && (lock & (OVERFLOW_BIT | STASH_BIT)) == 0u);
-    }
-    for (var w = lid; w < ${REGION_BUCKETS * ROOM_BINS}u; w += ${WORKGROUP_SIZE}u) { atomicStore(&plan_hist[w], 0u); }
-    for (var w = lid; w < ROOM_CAP / 4u; w += ${WORKGROUP_SIZE}u) { atomicStore(&plan_bins[w], 0u); }
-    workgroupBarrier();
-    // The overflow plan: the room bins of the keys of overfilled buckets, then each bucket's bar.
-    for (var p = begin + lid; p < end; p += ${WORKGROUP_SIZE}u) {
-      let key = records[p].x;
-      let lb = hv_b1(key) - b0;
-      if (plan_over[lb] != 0u) {
-        let bin = hv_second_room_bin(key);
-        let at = p - begin;
-        if (at < ROOM_CAP) { atomicOr(&plan_bins[at / 4u], bin << (8u * (at % 4u))); }
-        if (bin != 0u) { atomicAdd(&plan_hist[lb * ROOM_BINS + bin], 1u); }
-      }
-    }
-    workgroupBarrier();
-    if (lid < RB) {
-      // The keys with the most room go on: bins from the top until they make up the overflow.
-      let k = plan_over[lid];
       var bar = ROOM_BINS;
-      var quota = 0u;
-      if (k != 0u) {
-        var acc = 0u;
-        bar = 1u;
-        quota = atomicLoad(&plan_hist[lid * ROOM_BINS + 1u]);
-        for (var v = ROOM_BINS - 1u; v >= 1u; v--) {
-          let h = atomicLoad(&plan_hist[lid * ROOM_BINS + v]);
-          if (acc + h >= k) {
-            bar = v;
-            quota = k - acc;
-            break;
-          }
-          acc += h;
-        }
+      if (over > 0 && (lock & (OVERFLOW_BIT | STASH_BIT)) == 0u) {
+        let free = countOneBits(mask);
+        bar = hv_plan_bar(free, free + u32(over), params.aux0);
       }
       plan_bar[lid] = bar;
-      atomicStore(&plan_quota[lid], i32(quota));
+      atomicStore(&plan_quota[lid], max(over, 0));
     }
+    workgroupBarrier();
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
     for (var round = 0u; round < rounds; round++) {
       if (lid < RB) { round_free[lid] = atomicLoad(&region_masks[lid]); }
@@ -326,7 +314,7 @@ ${regionStores}
           let home = hv_home(key);
           let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
           let found = hv_region_find(lb, key, home, whole);
-          spilled = found == NONE && hv_goes_on(lb, p - begin, key);
+          spilled = found == NONE && hv_goes_on(lb, key);
           var m = atomicLoad(&region_masks[lb]);
           loop {
             if (found != NONE || spilled) { break; }
