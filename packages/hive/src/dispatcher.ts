@@ -171,7 +171,13 @@ export class Dispatcher {
    * pass A reports as it reports them in any batch). With timestamp writes, the count pass writes
    * the beginning and pass B the end.
    */
-  encodeBulkInsert(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, timestampWrites?: GPUComputePassTimestampWrites): void {
+  encodeBulkInsert(
+    encoder: GPUCommandEncoder,
+    b: OpBatch,
+    scratch: BulkScratch,
+    plan: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
     const s = this.storage;
     const { n } = b;
     const regions = scratch.regions;
@@ -179,37 +185,50 @@ export class Dispatcher {
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     encoder.clearBuffer(scratch.spill, 0, 4);
     const [first, last] = splitTimestamps(timestampWrites);
-    this.encodePartition(encoder, b, scratch, first);
+    this.encodePartition(encoder, b, scratch, plan, first);
     this.dispatch(
       encoder,
       bulkBuildKernel(),
       regions * WORKGROUP_SIZE,
       [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill, scratch.room],
-      { n: regions, mode: b.mode, aux0: this.buckets },
+      { n: regions, mode: b.mode, aux0: this.buckets, aux1: plan ? 1 : 0 },
     );
     this.encodeSpillPasses(encoder, b, scratch, last);
   }
 
   /**
-   * The bulk build's partition of a batch by region: count (per bucket), room (per bucket, and the
-   * counts per region), scan, scatter. Leaves the records grouped by region in `scratch.records`,
-   * each region's end offset in `scratch.cursors`, the buckets' room and its histogram in
-   * `scratch.room`, and the
-   * reserved keys in the spill (which it expects cleared).
+   * The bulk build's partition of a batch by region: count, scan, scatter; with the overflow plan,
+   * the count is per bucket and the room pass turns it into the buckets' room (and its histogram)
+   * and the regions' counts. Leaves the records grouped by region in `scratch.records` (with the
+   * plan, each with its second bucket's room byte), each region's end offset in `scratch.cursors`,
+   * and the reserved keys in the spill (which it expects cleared).
    */
-  encodePartition(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, first?: GPUComputePassTimestampWrites): void {
+  encodePartition(
+    encoder: GPUCommandEncoder,
+    b: OpBatch,
+    scratch: BulkScratch,
+    plan: boolean,
+    first?: GPUComputePassTimestampWrites,
+  ): void {
     const { n, keys, values } = b;
     const words = (scratch.regions * REGION_BUCKETS) / 4;
-    encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
     encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
-    encoder.clearBuffer(scratch.room, words * 4, ROOM_BINS * 4);
-    this.dispatch(encoder, bulkCountKernel(), n, [keys, scratch.bucketCounts], { n }, { timestampWrites: first });
-    this.dispatch(encoder, bulkRoomKernel(), words, [this.storage.meta, scratch.bucketCounts, scratch.room, scratch.counts], {
-      n: words,
-      aux0: this.buckets,
-    });
+    if (plan) {
+      encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
+      encoder.clearBuffer(scratch.room, words * 4, ROOM_BINS * 4);
+      this.dispatch(encoder, bulkCountKernel(true), n, [keys, scratch.bucketCounts], { n }, { timestampWrites: first });
+      this.dispatch(encoder, bulkRoomKernel(), words, [this.storage.meta, scratch.bucketCounts, scratch.room, scratch.counts], {
+        n: words,
+        aux0: this.buckets,
+      });
+    } else {
+      this.dispatch(encoder, bulkCountKernel(false), n, [keys, scratch.counts], { n }, { timestampWrites: first });
+    }
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, scratch.regions);
-    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, scratch.spill], { n });
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, scratch.spill, scratch.room], {
+      n,
+      aux1: plan ? 1 : 0,
+    });
   }
 
   /**

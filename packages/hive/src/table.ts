@@ -17,7 +17,7 @@ import type {
   KeysInput,
   U32Input,
 } from './types';
-import { BULK_WORKGROUP_BYTES } from './wgsl/bulk';
+import { BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
@@ -485,8 +485,18 @@ export class HiveTable {
 
   /** An insert batch by the bulk build when `useBulk` says so, else by the op passes. */
   private encodeInsertPasses(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): void {
-    if (this.useBulk(b.n)) this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), timestampWrites);
+    if (this.useBulk(b.n))
+      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), this.bulkPlan(b.n), timestampWrites);
     else this.d.encodeOpPasses(encoder, b, timestampWrites);
+  }
+
+  /**
+   * Whether a bulk build of n keys runs with the overflow plan (wgsl/bulk.ts): when it may take the
+   * table past load PLAN_FROM_LOAD (by the size last read back: batches encoded on the device
+   * leave it behind, which only moves the choice).
+   */
+  private bulkPlan(n: number): boolean {
+    return this.sizeValue + n > PLAN_FROM_LOAD * this.d.buckets * BUCKET_SLOTS;
   }
 
   /**
@@ -577,7 +587,7 @@ export class HiveTable {
     if (!this.useBulk(b.n)) return this.runOpPasses(b);
     const encoder = this.gpu.device.createCommandEncoder();
     this.stale = true;
-    this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets));
+    this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), this.bulkPlan(b.n));
     this.gpu.submit([encoder.finish()]);
     const failed = await this.refresh();
     return failed.length < this.storage.listCap ? failed : this.runOpPasses(b);

@@ -20,16 +20,21 @@ function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
 /**
  * The bulk build's partition by region (count, room, scan, scatter) against a CPU model: for
  * tables of a few regions to a thousand, part full, with reserved keys and duplicates in the
- * batch, every bucket's room byte is its free slots less its keys in the batch, the histogram of
- * room bins counts them, every region's
- * records lie between its end offsets and are its keys, every non-reserved batch entry is one
- * record (key, value, batch index), and the spill holds exactly the reserved entries.
+ * batch, with and without the overflow plan: every region's records lie between its end offsets
+ * and are its keys, every non-reserved batch entry is one record (key, value, batch index, and
+ * with the plan its second bucket's room byte), the spill holds exactly the reserved entries; with
+ * the plan, every bucket's room byte is its free slots less its keys in the batch, and the
+ * histogram of room bins counts them.
  */
 export const partitionChecks = defineChecks('hive/partition', [
   {
     name: 'the partition by region groups every batch entry under its first bucket, reserved ones in the spill',
     async run({ gpu, rng, scale }) {
-      for (const buckets of [40 + rng.below(200), 1024 * REGION_BUCKETS + 37]) {
+      for (const [buckets, plan] of [
+        [40 + rng.below(200), true],
+        [1024 * REGION_BUCKETS + 37, true],
+        [40 + rng.below(200), false],
+      ] as const) {
         const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always' });
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
         const n = (20_000 + rng.below(4096)) * scale;
@@ -55,14 +60,14 @@ export const partitionChecks = defineChecks('hive/partition', [
         const dv = gpu.upload(values);
         const encoder = gpu.device.createCommandEncoder();
         encoder.clearBuffer(scratch.spill, 0, 4);
-        d.encodePartition(encoder, { keys: dk.buffer, values: dv.buffer, n, mode: 0 }, scratch);
+        d.encodePartition(encoder, { keys: dk.buffer, values: dv.buffer, n, mode: 0 }, scratch, plan);
         gpu.submit([encoder.finish()]);
         const ends = new Uint32Array(await gpu.readBytes(scratch.cursors, 0, regions * 4));
         const room = new Uint8Array(await gpu.readBytes(scratch.room, 0, regions * REGION_BUCKETS));
         const histogram = new Uint32Array(await gpu.readBytes(scratch.room, regions * REGION_BUCKETS, ROOM_BINS * 4));
         const records = new Uint32Array(await gpu.readBytes(scratch.records, 0, n * 16));
         const spill = new Uint32Array(await gpu.readBytes(scratch.spill, 0, (n + 1) * 4));
-        const what = `${table.buckets} buckets, ${n} keys`;
+        const what = `${table.buckets} buckets, ${n} keys, ${plan ? 'with' : 'without'} the plan`;
         const total = n - reserved.size;
         expect(ends[regions - 1] === total, `${what}: the last region ends at ${ends[regions - 1]}, not ${total}`);
         const p = splitPointerFor(table.buckets);
@@ -72,14 +77,14 @@ export const partitionChecks = defineChecks('hive/partition', [
           if (!reserved.has(i)) counts[b1] = (counts[b1] as number) + 1;
         });
         const bins = new Uint32Array(ROOM_BINS);
-        for (let b = 0; b < regions * REGION_BUCKETS; b++) {
+        for (let b = 0; plan && b < regions * REGION_BUCKETS; b++) {
           const free = b < table.buckets ? popcount(snap.meta[b] as number) - (counts[b] as number) : 0;
           const want = Math.max(-128, Math.min(127, free)) + 128;
           expect(room[b] === want, `${what}: bucket ${b}'s room byte is ${room[b]}, not ${want}`);
           const bin = Math.max(0, Math.min(ROOM_BINS - 1, free));
           if (b < table.buckets) bins[bin] = (bins[bin] as number) + 1;
         }
-        expect(histogram.join() === bins.join(), `${what}: the room histogram is ${histogram.join()}, not ${bins.join()}`);
+        if (plan) expect(histogram.join() === bins.join(), `${what}: the room histogram is ${histogram.join()}, not ${bins.join()}`);
         const seen = new Uint8Array(n);
         let begin = 0;
         for (let r = 0; r < regions; r++) {
@@ -92,6 +97,8 @@ export const partitionChecks = defineChecks('hive/partition', [
             const region = Math.floor(candidateBuckets(key, p)[0] / REGION_BUCKETS);
             expect(region === r, `${what}: record ${at} (key 0x${key.toString(16)}) of region ${region} lies in region ${r}`);
             expect(i < n && keys[i] === key && values[i] === value, `${what}: record ${at} is not batch entry ${i}`);
+            const room2 = plan ? (room[candidateBuckets(key, p)[1]] as number) : 0;
+            expect(records[4 * at + 3] === room2, `${what}: record ${at} carries room ${records[4 * at + 3]}, not ${room2}`);
             expect(seen[i] === 0, `${what}: batch entry ${i} partitioned twice`);
             seen[i] = 1;
           }

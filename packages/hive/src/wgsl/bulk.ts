@@ -47,6 +47,12 @@ const QUADS_PER_LANE = (REGION_BUCKETS * 16) / WORKGROUP_SIZE;
 export const ROOM_BINS = 16;
 /** The plan's bar: the keys over it should number this many times the bucket's overflow. */
 export const PLAN_MARGIN = 2;
+/**
+ * Batches that may take the table past this load run with the plan. Below it few buckets
+ * overflow, and counting per bucket (a 16 MB array of counters at 2^27 slots, against 512 KB per
+ * region) cost a build to load 0.5 7% on an H200.
+ */
+export const PLAN_FROM_LOAD = 0.8;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region, and its overflow plan. */
 export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 5 * REGION_BUCKETS + ROOM_BINS + 1);
 /** Bytes per key of the scatter's records (key, value, batch index, unused). */
@@ -64,9 +70,9 @@ const regionStores = quadsPerLane.map((j) => `    if (at${j} < quads) { hv_regio
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 
-/** Bindings: params (n = batch), keys, counts (atomic, one per first bucket). */
-export function bulkCountKernel(): Kernel {
-  return cachedKernel('bulk.count', '', () =>
+/** Bindings: params (n = batch), keys, counts (atomic, cleared: one per first bucket, or per region unless \`perBucket\`). */
+export function bulkCountKernel(perBucket: boolean): Kernel {
+  return cachedKernel('bulk.count', perBucket ? 'bucket' : 'region', () =>
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
@@ -75,7 +81,7 @@ export function bulkCountKernel(): Kernel {
 ${entryPoint()} {
   ${gridLoop('i', 'params.n')} {
     let key = keys[i];
-    if (key < TOMBSTONE) { atomicAdd(&counts[hv_b1(key)], 1u); }
+    if (key < TOMBSTONE) { atomicAdd(&counts[${perBucket ? 'hv_b1(key)' : region}], 1u); }
   }
 }`,
       { modules: [gridModule, commonModule] },
@@ -132,9 +138,10 @@ ${entryPoint()} {
 }
 
 /**
- * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as its
- * region's end offset), records (out: key, value, batch index), spill (reserved keys go there, for
- * pass A to report as it reports them in any batch).
+ * Bindings: params (n = batch, aux1: 1 with the overflow plan), keys, values, cursors (the scanned
+ * counts, atomic; each ends as its region's end offset), records (out: key, value, batch index,
+ * and with the plan the room byte of the key's second bucket), spill (reserved keys go there, for
+ * pass A to report as it reports them in any batch), room (step 2's; read with the plan).
  */
 export function bulkScatterKernel(): Kernel {
   return cachedKernel('bulk.scatter', '', () =>
@@ -146,15 +153,24 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read> room: array<u32>;
 ${entryPoint()} {
+  let plan = params.aux1 != 0u;
   ${gridLoop('i', 'params.n')} {
     let key = keys[i];
     if (key >= TOMBSTONE) {
       atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i);
       continue;
     }
+    // With the overflow plan, the room byte of the key's second bucket: the build reads it here,
+    // where a read of its own would wait in the round.
+    var room2 = 0u;
+    if (plan) {
+      let b2 = hv_b2(key);
+      room2 = (room[b2 / 4u] >> (8u * (b2 % 4u))) & 0xffu;
+    }
     let at = atomicAdd(&cursors[${region}], 1u);
-    records[at] = vec4<u32>(key, values[i], i, 0u);
+    records[at] = vec4<u32>(key, values[i], i, room2);
   }
 }`,
       { modules: [gridModule, commonModule] },
@@ -165,9 +181,10 @@ ${entryPoint()} {
 /**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
  * region's keys in rounds of one per invocation, a barrier between claiming and checking. Bindings:
- * params (n = regions, aux0 = table buckets, mode: 0 insert, 1 insertOrAssign), slots (as 16-byte
- * words) and masks (plain: nothing else touches the table in this dispatch), records, ends (region end
- * offsets), counters, spill (word 0: count; then batch indices).
+ * params (n = regions, aux0 = table buckets, aux1: 1 with the overflow plan, mode: 0 insert, 1
+ * insertOrAssign), slots (as 16-byte words) and masks (plain: nothing else touches the table in
+ * this dispatch), records, ends (region end offsets), counters, spill (word 0: count; then batch
+ * indices), room (step 2's; read with the plan).
  */
 export function bulkBuildKernel(): Kernel {
   return cachedKernel('bulk.build', '', () =>
@@ -215,11 +232,10 @@ fn hv_plan_bar(free: u32, count: u32, buckets: u32) -> u32 {
   }
   return bar;
 }
-/** Whether the plan sends key (absent from its first bucket lb) on to its second bucket. */
-fn hv_goes_on(lb: u32, key: u32) -> bool {
+/** Whether the plan sends a key absent from its first bucket lb on, its second bucket's room byte room2 (from its record). */
+fn hv_goes_on(lb: u32, room2: u32) -> bool {
   let bar = plan_bar[lb];
-  if (bar >= ROOM_BINS) { return false; }
-  if (hv_room(hv_b2(key)) < i32(bar)) { return false; }
+  if (bar >= ROOM_BINS || i32(room2) - 128 < i32(bar)) { return false; }
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
 
@@ -249,8 +265,9 @@ fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
 
 ${entryPoint()} {
   let assign = params.mode == OP_INSERT_OR_ASSIGN;
+  let plan = params.aux1 != 0u;
   var added = 0u;
-  if (lid < ROOM_BINS) {
+  if (plan && lid < ROOM_BINS) {
     var c = 0u;
     for (var v = lid; v < ROOM_BINS; v++) { c += room[params.n * ${REGION_BUCKETS / 4}u + v]; }
     room_at_least[lid] = c;
@@ -273,7 +290,7 @@ ${regionLoads}
     if (edge) {
       mask = masks[b0 + lid];
       lock = masks[params.lock_base + b0 + lid];
-      over = -hv_room(b0 + lid);
+      if (plan) { over = -hv_room(b0 + lid); }
     }
 ${regionStores}
     if (lid < RB) {
@@ -314,7 +331,7 @@ ${regionStores}
           let home = hv_home(key);
           let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
           let found = hv_region_find(lb, key, home, whole);
-          spilled = found == NONE && hv_goes_on(lb, key);
+          spilled = found == NONE && hv_goes_on(lb, kv.w);
           var m = atomicLoad(&region_masks[lb]);
           loop {
             if (found != NONE || spilled) { break; }
