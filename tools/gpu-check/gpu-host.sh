@@ -17,7 +17,9 @@ for c in $CHECKS; do
   echo "== checks matching '$f', scale $s"
   bash "$B/run.sh" --scale "$s" --filter "$f" --require-hardware --json "$OUT/check-${f%%/*}.json"
 done > "$OUT/check.log" 2>&1
-# run.sh has unpacked node and Dawn; point the loader at the NVIDIA driver for the other entries.
+# run.sh unpacks node and Dawn on its first run (with no checks, a --help run does it); point the
+# loader at the NVIDIA driver for the other entries.
+[ -x "$B/node" ] || bash "$B/run.sh" --help > /dev/null 2>&1 || true
 for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
   if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
 done
