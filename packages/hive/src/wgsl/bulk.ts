@@ -8,12 +8,12 @@ import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
  * most of its time on scattered global traffic: a line scan, a free-mask atomic and two stores per
  * key, each in a different random place. Here the batch is first partitioned by region (a run of
  * `REGION_BUCKETS` buckets, by the key's first bucket):
- *   1. count: keys per first bucket;
- *   2. room: per bucket, its free slots less the keys that count brought it (the room its second
- *      bucket keys will find), one byte each; and the counts summed per region;
+ *   1. count: keys per region; with the overflow plan (below), per first bucket, and then
+ *   2. room: per bucket, its free slots less the keys that count brought it (the room keys sent
+ *      on to it will find), one byte each, with a histogram of it; and the counts per region;
  *   3. scan the region counts into region offsets (device-wide exclusive scan);
- *   4. scatter: pairs grouped by region, each with its batch index (one 16-byte record: one
- *      scattered store, not two);
+ *   4. scatter: pairs grouped by region, each with its batch index and, with the plan, the room
+ *      byte of its second bucket (one 16-byte record: one scattered store, not two);
  *   5. build: one workgroup per region loads its buckets (keys, values, free masks, lock words)
  *      into workgroup memory, runs the same protocol there as pass A (look for the key in its home,
  *      and in the rest of its first bucket when its away bit is set; claim a home slot first with
@@ -50,12 +50,12 @@ export const PLAN_MARGIN = 2;
 /**
  * Batches that may take the table past this load run with the plan. Below it few buckets
  * overflow, and counting per bucket (a 16 MB array of counters at 2^27 slots, against 512 KB per
- * region) cost a build to load 0.5 7% on an H200.
+ * region) cost a build to load 0.5 8% on an H200.
  */
 export const PLAN_FROM_LOAD = 0.8;
 /** Workgroup memory of the build: keys, values, masks and lock words of a region, and its overflow plan. */
 export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 5 * REGION_BUCKETS + ROOM_BINS + 1);
-/** Bytes per key of the scatter's records (key, value, batch index, unused). */
+/** Bytes per key of the scatter's records (key, value, batch index, and with the plan the second bucket's room byte). */
 export const BULK_RECORD_BYTES = 16;
 
 // Written out per 16-byte word (no private array: runtime-indexed ones spill to local memory).
