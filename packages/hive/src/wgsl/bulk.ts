@@ -53,13 +53,8 @@ export const PLAN_MARGIN = 2;
  * region) cost a build to load 0.5 8% on an H200.
  */
 export const PLAN_FROM_LOAD = 0.8;
-/**
- * Keys a region may send on that the build holds until the region is built, to check them against
- * their first bucket then (more, and the region's spill goes out unchecked).
- */
-const HELD_CAP = 512;
-/** Workgroup memory of the build: keys, values, masks and lock words of a region, its overflow plan, the held spill. */
-export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 5 * REGION_BUCKETS + ROOM_BINS + 2 * HELD_CAP + 2);
+/** Workgroup memory of the build: keys, values, masks and lock words of a region, and its overflow plan. */
+export const BULK_WORKGROUP_BYTES = 4 * (PADDED_BUCKET * REGION_BUCKETS + 5 * REGION_BUCKETS + ROOM_BINS + 1);
 /** Bytes per key of the scatter's records (key, value, batch index, and with the plan the second bucket's room byte). */
 export const BULK_RECORD_BYTES = 16;
 
@@ -221,9 +216,6 @@ var<workgroup> wg_added: atomic<u32>;
 var<workgroup> room_at_least: array<u32, ${ROOM_BINS}>;
 var<workgroup> plan_bar: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> plan_quota: array<atomic<i32>, ${REGION_BUCKETS}>;
-// The keys the region sends on from buckets not flagged (key, batch index), held until it is built.
-var<workgroup> held: array<vec2<u32>, ${HELD_CAP}>;
-var<workgroup> held_count: atomic<u32>;
 
 /** Bucket b's room from step 2: free slots less the keys this batch brings it as their first bucket. */
 fn hv_room(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
@@ -246,9 +238,6 @@ fn hv_goes_on(lb: u32, room2: u32) -> bool {
   if (bar >= ROOM_BINS || i32(room2) - 128 < i32(bar)) { return false; }
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
-
-/** Appends a batch index to the spill list (pass A's listed mode reads it). */
-fn hv_spill(entry: u32) { atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], entry); }
 
 /** Region word 4 at .. 4 at + 3 (one bucket: 64 is a multiple of 4), stored PB words per bucket. */
 fn hv_region_put4(at: u32, v: vec4<u32>) {
@@ -316,7 +305,6 @@ ${regionStores}
       plan_bar[lid] = bar;
       atomicStore(&plan_quota[lid], max(over, 0));
     }
-    if (lid == 0u) { atomicStore(&held_count, 0u); }
     workgroupBarrier();
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
     for (var round = 0u; round < rounds; round++) {
@@ -335,9 +323,8 @@ ${regionStores}
         value = kv.y;
         lb = hv_b1(key) - b0;
         // A key whose first bucket has sent keys on may live in its second bucket or the stash.
-        let flagged = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
-        var spilled = flagged;
-        if (!flagged) {
+        var spilled = (atomicLoad(&region_locks[lb]) & (OVERFLOW_BIT | STASH_BIT)) != 0u;
+        if (!spilled) {
           // The key's home, and the rest of its bucket only when its away bit says it may be
           // there (a key that left its home set it, in an earlier batch or round). Scanning all
           // 32 slots for every key made builds a third slower (H200, 2026-11-22).
@@ -371,14 +358,8 @@ ${regionStores}
           }
         }
         if (spilled) {
-          // Held, unless its bucket is flagged (the key may be elsewhere) or the hold is full.
-          var h = ${HELD_CAP}u;
-          if (!flagged) { h = atomicAdd(&held_count, 1u); }
-          if (h < ${HELD_CAP}u) {
-            held[h] = vec2<u32>(key, kv.z);
-          } else {
-            hv_spill(kv.z);
-          }
+          let at = atomicAdd(&spill[0], 1u);
+          atomicStore(&spill[1u + at], kv.z);
         }
       }
       workgroupBarrier();
@@ -405,16 +386,6 @@ ${regionStores}
         }
       }
       workgroupBarrier();
-    }
-    // The region is built: a held key still absent from its first bucket goes on checked (pass A
-    // reads only its second bucket); one a later round placed there after all (a twin) is done.
-    // Past the hold's capacity every key goes on unchecked, so that a twin sent on unchecked, which
-    // pass A may place in the first bucket, is never missed by a checked one.
-    let held_n = atomicLoad(&held_count);
-    let checked = select(0u, CHECKED_FLAG, held_n <= ${HELD_CAP}u);
-    for (var e = lid; e < min(held_n, ${HELD_CAP}u); e += ${WORKGROUP_SIZE}u) {
-      let h = held[e];
-      if (checked == 0u || hv_region_find(hv_b1(h.x) - b0, h.x, 0u, true) == NONE) { hv_spill(h.y | checked); }
     }
     for (var at = lid; at < quads; at += ${WORKGROUP_SIZE}u) { slots[b0 * 16u + at] = hv_region_get4(at); }
     if (edge) {

@@ -58,9 +58,6 @@ const TOMBSTONE: u32 = 0xfffffffeu;
 const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
 const CONTENDED_FLAG: u32 = 0x40000000u;
-// A bulk-spill entry whose key the build found absent from its first bucket once the region was
-// built (bulk.ts): pass A reads neither that bucket nor its lock word for it.
-const CHECKED_FLAG: u32 = 0x80000000u;
 const HOME_SLOTS: u32 = ${HOME_SLOTS}u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;

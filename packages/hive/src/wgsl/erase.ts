@@ -49,7 +49,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     var at = home.x;
     // WCME for the other keys at once: first buckets, then second (when the first has
     // overflowed), then stash lines (when the first sent a key there).
-    let found = hv_lookup_lanes(key, live_op && !settled, b1, b2, stash_live, false, false).at;
+    let found = hv_lookup_lanes(key, live_op && !settled, b1, b2, stash_live, false).at;
     if (!settled) { at = found; }
     if (at != NONE && hv_cas_key(at, key, EMPTY)) {
       atomicOr(&masks[at / 32u], 1u << (at % 32u));

@@ -66,8 +66,7 @@ export function pushGroupModule(subgroups: boolean): WgslModule {
  *    claimed first wins; masks only lose free bits during the pass (nothing is freed until the
  *    release pass), which is what makes "earlier" well defined and the waits acyclic.
  * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch
- * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts,
- * where CHECKED_FLAG marks keys the build found absent from their full first bucket);
+ * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts);
  * aux2 = 2: the rest list the home pass left (home-pass.ts; aux1 = 0, batch indices in the list).
  */
 export function opPassKernel(subgroups: boolean): Kernel {
@@ -127,14 +126,10 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     let j = params.aux1 + local;
     let live = local < params.n && j < list_len;
     var i = j;
-    var b1_checked = false;
     if (rest && live) {
       i = atomicLoad(&lists[LIST_HEADER + L_REST * params.list_cap + j]);
     } else if (listed && live) {
-      // The bulk build marks the keys it found absent from their first bucket once the region was built.
-      let entry = ops[1u + j];
-      b1_checked = (entry & CHECKED_FLAG) != 0u;
-      i = entry & ~CHECKED_FLAG;
+      i = ops[1u + j];
     }
     var st = S_DONE;
     var op = OP_FIND;
@@ -158,7 +153,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
     // 1. Scan (WCME): the first buckets, then the second buckets of ops not found whose first
     // bucket has overflowed or is full, then the stash lines the first buckets flag.
     let go = st == S_SCAN;
-    let found = hv_lookup_lanes(key, go, b1, b2, stash_live, true, b1_checked);
+    let found = hv_lookup_lanes(key, go, b1, b2, stash_live, true);
     let at = found.at;
     let r1 = found.r1;
     let r2 = found.r2;

@@ -111,9 +111,7 @@ export function scanLanesModule(subgroups: boolean): WgslModule {
  * ops' first buckets; then the second buckets of the ops not found whose first bucket has
  * overflowed (otherwise the key can only be in the first), or, with \`full_to_b2\`, is full (an
  * insert's claim goes there); then the stash lines of those whose first bucket has sent keys to
- * the stash. With \`b1_checked\` (a bulk-spill entry the build checked, bulk.ts) the first bucket
- * and its lock word are not read and r1 says full of other keys, so the op goes on to the second.
- * at: the slot holding the key (NONE); r1, r2: the scans of the two buckets (see
+ * the stash. at: the slot holding the key (NONE); r1, r2: the scans of the two buckets (see
  * \`hv_scan_lanes\`); scanned2: whether the second bucket was read. One call site in a loop:
  * the scan is unrolled, and three copies of it cost registers and occupancy. Every lane of the
  * group calls it together.
@@ -121,16 +119,15 @@ export function scanLanesModule(subgroups: boolean): WgslModule {
 const lookupLanesCode = /* wgsl */ `
 struct HvLookup { at: u32, r1: vec2<u32>, r2: vec2<u32>, scanned2: bool }
 
-fn hv_lookup_lanes(key: u32, go: bool, b1: u32, b2: u32, stash_live: bool, full_to_b2: bool, b1_checked: bool) -> HvLookup {
+fn hv_lookup_lanes(key: u32, go: bool, b1: u32, b2: u32, stash_live: bool, full_to_b2: bool) -> HvLookup {
   var placement = 0u;
-  if (go && !b1_checked) { placement = hv_placement(b1); }
+  if (go) { placement = hv_placement(b1); }
   let spilled = (placement & OVERFLOW_BIT) != 0u;
   let stashed = (placement & STASH_BIT) != 0u;
-  // A checked key's first bucket counts as full of other keys: not read, never claimed in.
-  var l = HvLookup(NONE, vec2<u32>(0u, select(0u, 0xffffffffu, b1_checked)), vec2<u32>(0u), false);
+  var l = HvLookup(NONE, vec2<u32>(0u), vec2<u32>(0u), false);
   for (var phase = 0u; phase < 3u; phase++) {
     var bucket = b1;
-    var want = go && !b1_checked;
+    var want = go;
     if (phase == 1u) {
       bucket = b2;
       want = go && l.at == NONE && b2 != b1 && (spilled || (full_to_b2 && (l.r1.x | l.r1.y) == 0xffffffffu));
