@@ -158,9 +158,10 @@ export class Resizer {
       this.gpu.encodeDispatch(encoder, relocateStashKernel(), { bindings: [uniforms, s.slots, slots, meta], invocations: jobs });
       this.gpu.pool.release(uniforms);
     }
-    const retired = [s.slots, s.meta];
+    const retired = [s.slots, s.meta, s.filters];
     s.slots = slots;
     s.meta = meta;
+    s.filters = s.createFilters(nalloc);
     s.nalloc = nalloc;
     s.stashLines = lines;
     this.counts.reallocations++;
