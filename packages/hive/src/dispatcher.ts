@@ -4,7 +4,6 @@ import type { BulkScratch, HiveStorage } from './storage';
 import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
-import { findFiltersKernel, findFilterWords } from './wgsl/find-filters';
 import { homePassKernel } from './wgsl/home-pass';
 import { listedPlanKernel } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
@@ -138,8 +137,8 @@ export class Dispatcher {
     const end = start + count;
     if (b.mode === MODE_APPLY) {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch.
-      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.filters, s.slots];
-      this.encodeFindPass(encoder, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, first);
+      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
+      this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {
@@ -164,24 +163,6 @@ export class Dispatcher {
         timestampWrites: at + n === end ? last : undefined,
       });
     }
-  }
-
-  /**
-   * A find pass: the find filters rewritten from the lock words (wgsl/find-filters.ts), then the
-   * finds. `bindings` are the find kernel's, the filters in place of its eighth. Timestamps span
-   * both.
-   */
-  encodeFindPass(
-    encoder: GPUCommandEncoder,
-    bindings: GPUBuffer[],
-    fields: ParamFields,
-    timestampWrites?: GPUComputePassTimestampWrites,
-  ): void {
-    const s = this.storage;
-    const [first, last] = splitTimestamps(timestampWrites);
-    const words = findFilterWords(s.nalloc);
-    this.dispatch(encoder, findFiltersKernel(), words, [s.meta, s.filters], { n: words }, { timestampWrites: first });
-    this.dispatch(encoder, findKernel(), fields.n, bindings, fields, { timestampWrites: last });
   }
 
   /**

@@ -158,10 +158,9 @@ export class Resizer {
       this.gpu.encodeDispatch(encoder, relocateStashKernel(), { bindings: [uniforms, s.slots, slots, meta], invocations: jobs });
       this.gpu.pool.release(uniforms);
     }
-    const retired = [s.slots, s.meta, s.filters];
+    const retired = [s.slots, s.meta];
     s.slots = slots;
     s.meta = meta;
-    s.filters = s.createFilters(nalloc);
     s.nalloc = nalloc;
     s.stashLines = lines;
     this.counts.reallocations++;

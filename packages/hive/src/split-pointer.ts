@@ -46,29 +46,6 @@ export function farBit(key: number): number {
 }
 
 /**
- * A bucket's find filter (16 bits), which finds read instead of its lock word: a copy small enough
- * to stay in the L2 beside the streaming table (2 bytes per bucket, 8 MB at 2^27 slots, against 4
- * for the lock words). Bit 0: the stash bit; bits 1..8: the away filter folded to 8 bits (bit i
- * set when bit i or i + 8 of the 16 is); bits 9..15: the far filter folded to 7 (bit i when bit i
- * or i + 7 of the 13 is). The CPU twin of WGSL's \`hv_find_filter\`.
- */
-export function findFilterOf(lockWord: number): number {
-  const away = (lockWord >>> 16) & 0xffff;
-  const far = (lockWord >>> 3) & 0x1fff;
-  return ((lockWord >>> 2) & 1) | ((((away & 0xff) | (away >>> 8)) & 0xff) << 1) | ((((far & 0x7f) | (far >>> 7)) & 0x7f) << 9);
-}
-
-/** A key's bit in a find filter's folded away filter: the twin of WGSL's \`hv_filter_away\`. */
-export function filterAwayBit(key: number): number {
-  return 1 << (1 + ((fmix32(key) >>> 8) & 7));
-}
-
-/** A key's bit in a find filter's folded far filter: the twin of WGSL's \`hv_filter_far\`. */
-export function filterFarBit(key: number): number {
-  return 1 << (9 + ((((fmix32(key) >>> 12) & 0xff) % 13) % 7));
-}
-
-/**
  * Linear hashing state (Hive IV-C): the round started with `n0` buckets (a power of two) and the
  * first `split` of them have been split since, each into itself and its partner `s + n0`. The table
  * has `n0 + split` buckets; `split < n0` always (a finished round becomes `2 * n0, 0`).

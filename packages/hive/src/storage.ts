@@ -2,7 +2,6 @@ import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuha
 import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES, REGION_BUCKETS, ROOM_BINS } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_COUNT, LIST_HEADER } from './wgsl/common';
-import { findFilterWords } from './wgsl/find-filters';
 import { PLAN_WORDS } from './wgsl/listed-plan';
 
 /** Bytes of one bucket: 32 slots of (key, value). */
@@ -69,8 +68,6 @@ export function bulkRecordsBytes(n: number): number {
 export class HiveStorage {
   slots: GPUBuffer;
   meta: GPUBuffer;
-  /** The find filters (wgsl/find-filters.ts), rewritten before every find pass. */
-  filters: GPUBuffer;
   readonly counters: GPUBuffer;
   lists: GPUBuffer;
   listCap = 0;
@@ -89,16 +86,10 @@ export class HiveStorage {
     this.stashLines = stashLinesFor(nalloc);
     this.slots = gpu.createBuffer(slotsBytes(nalloc), `hive.slots (${nalloc} buckets)`);
     this.meta = gpu.createBuffer(this.metaWords(nalloc) * 4, 'hive.meta');
-    this.filters = this.createFilters(nalloc);
     this.counters = gpu.createBuffer(COUNTER_WORDS * 4, 'hive.counters');
     this.lists = this.allocateLists(1024);
     this.dummyRead = gpu.createBuffer(16, 'hive.unused-input');
     this.dummyOut = gpu.createBuffer(16, 'hive.unused-output');
-  }
-
-  /** A find-filter buffer for a table of nalloc buckets. */
-  createFilters(nalloc: number): GPUBuffer {
-    return this.gpu.createBuffer(findFilterWords(nalloc) * 4, 'hive.find-filters');
   }
 
   /** Meta word of table bucket 0's lock. */
@@ -160,7 +151,7 @@ export class HiveStorage {
   }
 
   destroy(): void {
-    for (const b of [this.slots, this.meta, this.filters, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
+    for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
     this.destroyBulk();
   }
 }

@@ -21,6 +21,7 @@ import { BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { eraseKernel } from './wgsl/erase';
+import { findKernel } from './wgsl/find';
 import { retrieveKernel, STATS_WORDS, StatsWord, statsKernel } from './wgsl/inspect';
 
 interface Batch {
@@ -525,7 +526,14 @@ export class HiveTable {
     this.assertAlive();
     if (n === 0) return;
     const s = this.storage;
-    this.d.encodeFindPass(encoder, [s.slots, keys, keys, outValues, outFound, s.counters, s.filters, s.slots], { n }, timestampWrites);
+    this.d.dispatch(
+      encoder,
+      findKernel(),
+      n,
+      [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
+      { n },
+      { timestampWrites },
+    );
   }
 
   /** Erases n keys. One pass. */

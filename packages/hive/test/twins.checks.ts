@@ -1,23 +1,8 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import {
-  awayBit,
-  candidateBuckets,
-  farBit,
-  filterAwayBit,
-  filterFarBit,
-  findFilterOf,
-  HiveTable,
-  HOME_SLOTS,
-  HOMES,
-  homeOf,
-  splitPointerFor,
-} from '../src';
-import type { HiveStorage } from '../src/storage';
+import { awayBit, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
 import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
-import { universe } from './keys';
-import { expect } from './table.checks';
 
 /**
  * WGSL placement helpers against their CPU twins, on random keys and table sizes: a key's home
@@ -65,27 +50,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
-/** For pairs (key, lock word): (\`hv_find_filter(word)\`, the key's bits in a find filter, away | far). */
-const filterKernel: Kernel = {
-  name: 'hive.test.find-filter',
-  workgroupSize: 64,
-  source: composeWgsl(
-    /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<vec2<u32>>;
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
-    let k = pairs[i].x;
-    out[i] = vec2<u32>(hv_find_filter(pairs[i].y), hv_filter_away(k) | hv_filter_far(k));
-  }
-}
-`,
-    { modules: [gridModule, commonModule] },
-  ),
-};
-
 /** The claim policy on the CPU: the lowest free slot of home h, else of the next home, else the lowest free slot. */
 function pickSlot(free: number, h: number): number {
   const homeMask = (home: number) => (((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * home)) >>> 0;
@@ -121,67 +85,6 @@ export const twinsChecks = defineChecks('hive/twins', [
         }
         expectSameArrays(`${buckets} buckets: (home, away | far bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
       }
-    },
-  },
-  {
-    name: 'hv_find_filter, hv_filter_away and hv_filter_far match findFilterOf, filterAwayBit and filterFarBit; a key whose lock-word bit is set has its folded bit set',
-    async run({ gpu, rng, scale }) {
-      const n = 4096 * scale;
-      const pairs = new Uint32Array(2 * n);
-      for (let i = 0; i < n; i++) {
-        const k = rng.u32();
-        // Lock words from sparse to dense, often holding the key's own bits.
-        let w = rng.u32() & rng.u32() & rng.u32();
-        if (rng.below(2) === 0) w |= awayBit(k);
-        if (rng.below(2) === 0) w |= farBit(k);
-        pairs.set([k, w >>> 0], 2 * i);
-      }
-      const params = new Uint32Array(PARAM_WORDS);
-      params.set([n, 1, 0]);
-      const [, , out] = await runKernelOnArrays(gpu, {
-        kernel: filterKernel,
-        inputs: [params, pairs, new Uint32Array(2 * n)],
-        uniforms: [0],
-        invocations: n,
-      });
-      const want = new Uint32Array(2 * n);
-      for (let i = 0; i < n; i++) {
-        const k = pairs[2 * i] as number;
-        const w = pairs[2 * i + 1] as number;
-        const f = findFilterOf(w);
-        want.set([f, filterAwayBit(k) | filterFarBit(k)], 2 * i);
-        // The fold is conservative: what the lock word says of the key, the filter says too.
-        if ((w & awayBit(k)) !== 0 && (f & filterAwayBit(k)) === 0) throw new Error(`key ${k}: away bit lost by the fold of ${w}`);
-        if ((w & farBit(k)) !== 0 && (f & filterFarBit(k)) === 0) throw new Error(`key ${k}: far bit lost by the fold of ${w}`);
-        if ((w & 4) !== 0 && (f & 1) === 0) throw new Error(`the stash bit lost by the fold of ${w}`);
-      }
-      expectSameArrays('(find filter of word i, key i folded bits) at 2i', out as Uint32Array, want);
-    },
-  },
-  {
-    name: 'a find rewrites the find filters: each table bucket gets the fold of its lock word',
-    async run({ gpu, rng }) {
-      const table = await HiveTable.create(gpu, { capacity: 512 * 32, growth: false });
-      const keys = universe(rng, Math.floor(512 * 32 * 0.95));
-      await table.insert(keys, keys);
-      const { found } = await table.find(keys.subarray(0, 1000));
-      expect(
-        found.every((f) => f === 1),
-        'every key inserted is found',
-      );
-      const storage = (table as unknown as { storage: HiveStorage }).storage;
-      const snap = await table.debugSnapshot();
-      const filters = new Uint32Array(await gpu.readBytes(storage.filters, 0, Math.ceil(snap.nalloc / 2) * 4));
-      const lockBase = snap.nalloc + snap.stashLines;
-      let flagged = 0;
-      for (let b = 0; b < snap.nalloc; b++) {
-        const want = findFilterOf(snap.meta[lockBase + b] as number);
-        const got = ((filters[b >> 1] as number) >>> (16 * (b & 1))) & 0xffff;
-        expect(got === want, `bucket ${b}: find filter 0x${got.toString(16)}, its lock word folds to 0x${want.toString(16)}`);
-        if (want !== 0) flagged++;
-      }
-      expect(flagged > snap.nalloc / 2, `only ${flagged} of ${snap.nalloc} buckets have a filter bit at load 0.95`);
-      table.destroy();
     },
   },
   {

@@ -136,19 +136,6 @@ fn hv_away_bit(key: u32) -> u32 { return 1u << (16u + ((hash_fmix32(key) >> 8u) 
 /** key's bit in the far filter: one of 13, from fmix32 bits the away bit does not use. The CPU twin is \`farBit\`. */
 fn hv_far_bit(key: u32) -> u32 { return 1u << (3u + ((hash_fmix32(key) >> 12u) & 0xffu) % 13u); }
 /**
- * A lock word's find filter (16 bits: the stash bit, the away filter folded to 8 bits, the far
- * filter to 7), which finds read from a copy 2 bytes per bucket (find-filters.ts). The CPU twin is
- * \`findFilterOf\`.
- */
-fn hv_find_filter(word: u32) -> u32 {
-  let away = word >> 16u;
-  let far = (word >> 3u) & 0x1fffu;
-  return ((word >> 2u) & 1u) | ((((away & 0xffu) | (away >> 8u)) & 0xffu) << 1u) | ((((far & 0x7fu) | (far >> 7u)) & 0x7fu) << 9u);
-}
-/** key's bits in a find filter: its away bit folded (twin \`filterAwayBit\`), its far bit folded (twin \`filterFarBit\`). */
-fn hv_filter_away(key: u32) -> u32 { return 1u << (1u + ((hash_fmix32(key) >> 8u) & 7u)); }
-fn hv_filter_far(key: u32) -> u32 { return 1u << (9u + (((hash_fmix32(key) >> 12u) & 0xffu) % 13u) % 7u); }
-/**
  * The placement bits that storing key in global slot g (a table bucket's or a stash line's) sets
  * on the key's first bucket b1: none when g is in the key's home in b1.
  */

@@ -29,9 +29,8 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
  * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
- * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), filters (the find
- * filters, find-filters.ts: the lock words folded to 16 bits, which stay in the L2 where the lock
- * words did not), slots_v4 (the slots buffer again, as 16-byte words).
+ * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
+ * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
 export function findKernel(): Kernel {
   return cachedKernel('find', '', () =>
@@ -44,7 +43,7 @@ export function findKernel(): Kernel {
 @group(0) @binding(4) var<storage, read_write> out_values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> out_found: array<u32>;
 @group(0) @binding(6) var<storage, read> counters: array<u32>;
-@group(0) @binding(7) var<storage, read> filters: array<u32>;
+@group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
 @group(0) @binding(8) var<storage, read> slots_v4: array<vec4<u32>>;
 
 /** The index (0..7) of key among a home's 8 key words, NONE if absent (a key is stored once). */
@@ -110,8 +109,8 @@ ${entryPoint()} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
-    // The home first: each lane reads its key's home in b1 (32 bytes) and b1's find filter. Most
-    // keys live there, and a key absent from it whose away and far bits are clear is a miss.
+    // The home first: each lane reads its key's home in b1 (32 bytes) and b1's lock word. Most
+    // keys live there, and a key absent from it whose away bit is clear is a miss.
     var at = NONE;
     var value = 0u;
     var known = false;
@@ -123,7 +122,7 @@ ${entryPoint()} {
       let q = hv_home_v4(b1, h);
       let lo = slots_v4[q];
       let hi = slots_v4[q + 1u];
-      let word = (filters[b1 >> 1u] >> (16u * (b1 & 1u))) & 0xffffu;
+      let word = masks_ro[params.lock_base + b1];
       // The home's 8 values too (the value line starts 8 16-byte words after the key line): a hit
       // at home then needs no second, dependent read.
       let vlo = slots_v4[q + 8u];
@@ -134,10 +133,10 @@ ${entryPoint()} {
         value = hv_pick8(vlo, vhi, s);
         known = true;
       } else {
-        let far = (word & hv_filter_far(key)) != 0u;
-        slow = (word & hv_filter_away(key)) != 0u;
+        let far = (word & hv_far_bit(key)) != 0u;
+        slow = (word & hv_away_bit(key)) != 0u;
         spilled = far && b2 != b1;
-        stashed = far && stash_live && (word & 1u) != 0u;
+        stashed = far && stash_live && (word & STASH_BIT) != 0u;
       }
     }
 ${slowPath}
