@@ -1,7 +1,7 @@
 import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
-import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS } from './wgsl/bulk';
+import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS, roomWords } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { homePassKernel } from './wgsl/home-pass';
@@ -211,7 +211,7 @@ export class Dispatcher {
     first?: GPUComputePassTimestampWrites,
   ): void {
     const { n, keys, values } = b;
-    const words = (scratch.regions * REGION_BUCKETS) / 4;
+    const words = roomWords(scratch.regions);
     encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
     if (plan) {
       encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);

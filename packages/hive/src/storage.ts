@@ -1,6 +1,6 @@
 import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
-import { BULK_RECORD_BYTES, REGION_BUCKETS, ROOM_BINS } from './wgsl/bulk';
+import { BULK_RECORD_BYTES, REGION_BUCKETS, ROOM_BINS, roomWords } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_COUNT, LIST_HEADER } from './wgsl/common';
 import { PLAN_WORDS } from './wgsl/listed-plan';
 
@@ -38,8 +38,9 @@ export function limitError(gpu: Gpu, buckets: number): LimitExceededError {
 
 /**
  * Scratch of the bulk build (wgsl/bulk.ts): per key of a batch, a record and a spill entry; per
- * bucket, a count and a room byte (then the table's histogram of room bins); per region, a count and a cursor; the grids of the passes over
- * the spill. Once the build has read the records, their buffer holds those passes' lists.
+ * bucket, a count and a room byte (then the table's histogram of room bins); per region, a count
+ * and a cursor; the grids of the passes over the spill. Once the build has read the records, their
+ * buffer holds those passes' lists.
  */
 export interface BulkScratch {
   records: GPUBuffer;
@@ -134,7 +135,7 @@ export class HiveStorage {
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
       bucketCounts: this.gpu.createBuffer(regions * REGION_BUCKETS * 4, 'hive.bulk.bucket-counts'),
-      room: this.gpu.createBuffer(regions * REGION_BUCKETS + ROOM_BINS * 4, 'hive.bulk.room'),
+      room: this.gpu.createBuffer((roomWords(regions) + ROOM_BINS) * 4, 'hive.bulk.room'),
       counts: this.gpu.createBuffer(regions * 4, 'hive.bulk.counts'),
       cursors: this.gpu.createBuffer(regions * 4, 'hive.bulk.cursors'),
       grids: this.gpu.createBuffer(PLAN_WORDS * 4, 'hive.bulk.grids', STORAGE_USAGE | BufferUsage.INDIRECT),

@@ -70,6 +70,19 @@ const regionStores = quadsPerLane.map((j) => `    if (at${j} < quads) { hv_regio
 
 const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 
+/** Words of room bytes for a partition of \`regions\` regions; the room histogram's ROOM_BINS words follow them. */
+export function roomWords(regions: number): number {
+  return (regions * REGION_BUCKETS) / 4;
+}
+
+/**
+ * Reading step 2's room bytes (needs a \`room: array<u32>\` binding): bucket b's room r
+ * (-128..127, free slots less its keys in the batch) is stored as r + 128, four buckets a word.
+ */
+const roomBytesCode = /* wgsl */ `
+fn hv_room_byte(b: u32) -> u32 { return (room[b / 4u] >> (8u * (b % 4u))) & 0xffu; }
+fn hv_room_of(byte: u32) -> i32 { return i32(byte) - 128; }`;
+
 /** Bindings: params (n = batch), keys, counts (atomic, cleared: one per first bucket, or per region unless \`perBucket\`). */
 export function bulkCountKernel(perBucket: boolean): Kernel {
   return cachedKernel('bulk.count', perBucket ? 'bucket' : 'region', () =>
@@ -154,6 +167,7 @@ export function bulkScatterKernel(): Kernel {
 @group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read> room: array<u32>;
+${roomBytesCode}
 ${entryPoint()} {
   let plan = params.aux1 != 0u;
   ${gridLoop('i', 'params.n')} {
@@ -166,8 +180,7 @@ ${entryPoint()} {
     // where a read of its own would wait in the round.
     var room2 = 0u;
     if (plan) {
-      let b2 = hv_b2(key);
-      room2 = (room[b2 / 4u] >> (8u * (b2 % 4u))) & 0xffu;
+      room2 = hv_room_byte(hv_b2(key));
     }
     let at = atomicAdd(&cursors[${region}], 1u);
     records[at] = vec4<u32>(key, values[i], i, room2);
@@ -217,8 +230,7 @@ var<workgroup> room_at_least: array<u32, ${ROOM_BINS}>;
 var<workgroup> plan_bar: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> plan_quota: array<atomic<i32>, ${REGION_BUCKETS}>;
 
-/** Bucket b's room from step 2: free slots less the keys this batch brings it as their first bucket. */
-fn hv_room(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
+${roomBytesCode}
 /**
  * The plan's bar for a bucket with \`free\` free slots that its \`count\` keys overfill: the highest
  * room v for which the keys whose second bucket has at least v would number PLAN_MARGIN times the
@@ -235,7 +247,7 @@ fn hv_plan_bar(free: u32, count: u32, buckets: u32) -> u32 {
 /** Whether the plan sends a key absent from its first bucket lb on, its second bucket's room byte room2 (from its record). */
 fn hv_goes_on(lb: u32, room2: u32) -> bool {
   let bar = plan_bar[lb];
-  if (bar >= ROOM_BINS || i32(room2) - 128 < i32(bar)) { return false; }
+  if (bar >= ROOM_BINS || hv_room_of(room2) < i32(bar)) { return false; }
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
 
@@ -269,6 +281,7 @@ ${entryPoint()} {
   var added = 0u;
   if (plan && lid < ROOM_BINS) {
     var c = 0u;
+    // The histogram follows the room bytes' words (roomWords), REGION_BUCKETS / 4 per region.
     for (var v = lid; v < ROOM_BINS; v++) { c += room[params.n * ${REGION_BUCKETS / 4}u + v]; }
     room_at_least[lid] = c;
   }
@@ -290,7 +303,7 @@ ${regionLoads}
     if (edge) {
       mask = masks[b0 + lid];
       lock = masks[params.lock_base + b0 + lid];
-      if (plan) { over = -hv_room(b0 + lid); }
+      if (plan) { over = -hv_room_of(hv_room_byte(b0 + lid)); }
     }
 ${regionStores}
     if (lid < RB) {

@@ -37,7 +37,7 @@ export const COUNTER_WORDS = 16;
  * to pass A (batch indices).
  */
 export const List = { deferred: 0, freed: 1, failed: 2, rest: 3 } as const;
-export const LIST_COUNT = 4;
+export const LIST_COUNT = Object.keys(List).length;
 export const LIST_HEADER = 4;
 
 /** u32 words of the uniform Params struct. */
