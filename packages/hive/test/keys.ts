@@ -31,12 +31,12 @@ export function shuffle<T>(rng: Rng, a: T[]): T[] {
   return a;
 }
 
-/** Distinct keys whose candidate buckets (under p) satisfy `pred`, none of them in `exclude`. */
+/** Distinct keys whose candidate buckets (under p) satisfy `pred` (given the key too), none of them in `exclude`. */
 export function keysWhere(
   rng: Rng,
   p: SplitPointer,
   count: number,
-  pred: (b1: number, b2: number) => boolean,
+  pred: (b1: number, b2: number, key: number) => boolean,
   exclude: ReadonlySet<number> = new Set(),
 ): Uint32Array {
   const out: number[] = [];
@@ -45,7 +45,7 @@ export function keysWhere(
     const k = rng.u32();
     if (k >= 0xfffffffe || seen.has(k)) continue;
     const [b1, b2] = candidateBuckets(k, p);
-    if (!pred(b1, b2)) continue;
+    if (!pred(b1, b2, k)) continue;
     seen.add(k);
     out.push(k);
   }

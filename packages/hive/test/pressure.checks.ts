@@ -113,13 +113,7 @@ export const pressureChecks = defineChecks('hive/pressure', [
         // HOME_SLOTS + 1 keys of one home of bucket x: the last one lands away from its home.
         const x = 4 + round;
         const home = round % 4;
-        const keys: number[] = [];
-        while (keys.length < HOME_SLOTS + 1) {
-          const k = rng.u32();
-          if (k >= 0xfffffffe || keys.includes(k)) continue;
-          const [b1, b2] = candidateBuckets(k, p);
-          if (b1 === x && b2 !== x && homeOf(k) === home) keys.push(k);
-        }
+        const keys = Array.from(keysWhere(rng, p, HOME_SLOTS + 1, (b1, b2, k) => b1 === x && b2 !== x && homeOf(k) === home));
         const away = keys[HOME_SLOTS] as number;
         await table.insert(Uint32Array.from(keys.slice(0, HOME_SLOTS)), Uint32Array.from(keys.slice(0, HOME_SLOTS)));
         await table.insert(Uint32Array.of(away), Uint32Array.of(1));
