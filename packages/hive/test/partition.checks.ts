@@ -1,3 +1,4 @@
+import { countOneBits } from '@gpuhash/kernels';
 import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
@@ -5,12 +6,6 @@ import type { BulkScratch, HiveStorage } from '../src/storage';
 import { PLAN_MARGIN, REGION_BUCKETS, ROOM_BINS } from '../src/wgsl/bulk';
 import { universe } from './keys';
 import { expect } from './table.checks';
-
-function popcount(x: number): number {
-  let c = 0;
-  for (let v = x >>> 0; v !== 0; v &= v - 1) c++;
-  return c;
-}
 
 /** The table's dispatcher and storage (internal: the partition is not public API). */
 function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
@@ -78,7 +73,7 @@ export const partitionChecks = defineChecks('hive/partition', [
         });
         const bins = new Uint32Array(ROOM_BINS);
         for (let b = 0; plan && b < regions * REGION_BUCKETS; b++) {
-          const free = b < table.buckets ? popcount(snap.meta[b] as number) - (counts[b] as number) : 0;
+          const free = b < table.buckets ? countOneBits(snap.meta[b] as number) - (counts[b] as number) : 0;
           const want = Math.max(-128, Math.min(127, free)) + 128;
           expect(room[b] === want, `${what}: bucket ${b}'s room byte is ${room[b]}, not ${want}`);
           const bin = Math.max(0, Math.min(ROOM_BINS - 1, free));

@@ -2,6 +2,7 @@ import type { Gpu, Kernel } from '@gpuhash/core';
 import { type CheckSuite, defineChecks, expectSameArrays, type GpuCheck, type Rng, runKernelOnArrays } from '@gpuhash/testing';
 import { atomicHelpers } from '../src/atomics';
 import { composeWgsl } from '../src/compose';
+import { countOneBits } from '../src/cooperative';
 import { gridModule } from '../src/grid';
 
 const WG = 64;
@@ -112,12 +113,6 @@ function bitmaps(rng: Rng, nwords: number, takenOneIn: number): { initial: Uint3
   return { initial, allowed };
 }
 
-function popcount(x: number): number {
-  let c = 0;
-  for (let v = x >>> 0; v !== 0; v &= v - 1) c++;
-  return c;
-}
-
 /** Asserts the claimed bits are distinct, were free and allowed, and are exactly what words gained. */
 function checkClaims(what: string, claims: Uint32Array, initial: Uint32Array, allowed: Uint32Array, final: Uint32Array): number {
   const gained = initial.slice();
@@ -154,7 +149,7 @@ const claimOnce: GpuCheck = {
     // Few words: far more claimants than bits, so every free allowed bit must go, once each.
     for (const nwords of [1, 4, 8]) {
       const { initial, allowed, final, out } = await runClaims(gpu, rng, n, nwords, 4, 0);
-      const free = [...initial].reduce((s, x, w) => s + popcount(allowed[w]! & ~x), 0);
+      const free = [...initial].reduce((s, x, w) => s + countOneBits(allowed[w]! & ~x), 0);
       const claimed = checkClaims(`${nwords} words`, out, initial, allowed, final);
       if (claimed !== Math.min(free, n)) throw new Error(`${nwords} words: ${claimed} bits claimed, ${free} were free`);
     }
@@ -162,7 +157,7 @@ const claimOnce: GpuCheck = {
     const nwords = Math.ceil(n / 12);
     const { initial, allowed, final, out } = await runClaims(gpu, rng, n, nwords, 4, 0);
     const claimed = checkClaims(`${nwords} words`, out, initial, allowed, final);
-    const free = [...initial].reduce((s, x, w) => s + popcount(allowed[w]! & ~x), 0);
+    const free = [...initial].reduce((s, x, w) => s + countOneBits(allowed[w]! & ~x), 0);
     if (claimed !== Math.min(n, free)) throw new Error(`${nwords} words: ${claimed} of ${n} claims succeeded with ${free} bits free`);
   },
 };

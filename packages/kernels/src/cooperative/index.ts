@@ -1,6 +1,7 @@
 export type { LaneMask } from './mask';
 export {
   CG_NO_LANE,
+  countOneBits,
   emptyMask,
   laneMaskModule,
   maskBelow,

@@ -74,7 +74,8 @@ export function emptyMask(): LaneMask {
   return [0, 0, 0, 0];
 }
 
-function popcount32(x: number): number {
+/** CPU twin of WGSL's \`countOneBits\` on a u32. */
+export function countOneBits(x: number): number {
   let v = x >>> 0;
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
@@ -84,7 +85,7 @@ function popcount32(x: number): number {
 /** CPU twin of `cg_popcount`. */
 export function maskPopcount(m: ArrayLike<number>): number {
   let c = 0;
-  for (let w = 0; w < 4; w++) c += popcount32(m[w] ?? 0);
+  for (let w = 0; w < 4; w++) c += countOneBits(m[w] ?? 0);
   return c;
 }
 
