@@ -9,12 +9,7 @@ set -uo pipefail
 B=.gpu-bundle
 OUT=${OUT:-/tmp/gpuhash-out}
 mkdir -p "$OUT"
-# run.sh unpacks node and Dawn on its first run; point the loader at the NVIDIA driver.
-[ -x "$B/node" ] || bash "$B/run.sh" --help > /dev/null 2>&1 || true
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
-done
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+. "$(dirname "$0")/host-env.sh"
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for v in base new; do
     rev=$([ "$v" = base ] && echo "${BASE_REV:-base}" || echo "${NEW_REV:-new}")

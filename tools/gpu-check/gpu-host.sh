@@ -17,13 +17,7 @@ for c in $CHECKS; do
   echo "== checks matching '$f', scale $s"
   bash "$B/run.sh" --scale "$s" --filter "$f" --require-hardware --json "$OUT/check-${f%%/*}.json"
 done > "$OUT/check.log" 2>&1
-# run.sh unpacks node and Dawn on its first run (with no checks, a --help run does it); point the
-# loader at the NVIDIA driver for the other entries.
-[ -x "$B/node" ] || bash "$B/run.sh" --help > /dev/null 2>&1 || true
-for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-  if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
-done
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+. "$(dirname "$0")/host-env.sh"
 [ "${PERF:-0}" = 1 ] && "$B/node" "$B/perf-insert.mjs" 27 > "$OUT/perf-insert.log" 2>&1
 # Hive's per-pass profile (perf-hive.ts): HIVE_PERF=1.
 [ "${HIVE_PERF:-0}" = 1 ] && "$B/node" "$B/perf-hive.mjs" 27 > "$OUT/perf-hive.log" 2>&1
@@ -33,4 +27,4 @@ if [ "${BENCH:-1}" = 1 ]; then
   tar czf "$OUT/svg.tgz" -C "$OUT" svg && rm -rf "$OUT/svg"
 fi
 grep -h -E "^==|passed|failed|^FAIL" "$OUT/check.log"
-[ -f "$OUT/bench.log" ] && tail -n 3 "$OUT/bench.log"
+if [ -f "$OUT/bench.log" ]; then tail -n 3 "$OUT/bench.log"; fi
