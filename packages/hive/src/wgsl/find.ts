@@ -13,9 +13,9 @@ if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words
  * (the sector beside it in the value line) and that bucket's lock word. A key found there, or
  * absent with both its filter bits clear (away and far), is answered after that one round trip
  * (most keys: claims take slots at home first). With its away bit set, a key absent from its home
- * reads the rest of the first bucket, a home per step; with its far bit set, the second bucket
- * (its home there first), and when the stash bit is set too, the stash line. A hit in b2 past its
- * home or in the stash then reads its value word. Plain loads of read-only bindings, so nothing here is atomic and the cache serves
+ * reads the rest of the first bucket; with its far bit set, the second bucket (its home there
+ * first), and when the stash bit is set too, the stash line. A hit away from home then reads its
+ * value word. Plain loads of read-only bindings, so nothing here is atomic and the cache serves
  * repeated lines.
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
@@ -160,41 +160,40 @@ ${slowPath}
 }
 
 /**
- * Past the home, lane by lane: with the away bit, b1's other three homes one per step, from the
- * next (claims overflow there first), each with its values; then, with the far bit and the key not
- * yet found, the key's home in b2 with its values, then b2's other three homes at once; then the
- * stash line when flagged. Measured on an H200 (2026-11-22, the bench's find workloads, 2^27
- * slots at load 0.95, one host, alternated): b1's homes one per step took hits from 8.25 to 8.12
- * ms and misses from 6.97 to 7.88 ms, against the next home and then the other two at once (the
- * other two at once with their values, or one of them, made hits no faster); b2's homes one per
- * step as well made misses 8.52 ms and hits no faster. Earlier: the next home alone first made hits
- * 3% faster, misses the same; reading b2 only after b1 (rather than with it) made hits 6% faster
- * and misses 5% slower.
+ * Past the home, lane by lane: with the away bit, the next home of b1 (claims overflow there
+ * first), then the other two; then, with the far bit and the key not yet found, the key's home in
+ * b2, then b2's other three homes; then the stash line when flagged. The next home alone first made hits at load 0.95 3% faster, misses the same (perf-hive,
+ * 8.30 against 8.54 ms and 7.83 against 7.82 ms, one H200 host type). Reading b2 only after b1 (rather
+ * than with it) made hits at load 0.95 6% faster and misses 5% slower (H200, 2026-11-22,
+ * perf-hive: 8.89 against 9.42 ms and 8.31 against 7.90 ms for 2^27 x 0.95 keys).
  */
 const slowPath = /* wgsl */ `
     if (slow || spilled || stashed) {
-      // With its away bit set: the other three homes one per step, from the next (claims overflow
-      // there first), each with its values.
-      var away = NONE;
+      // With its away bit set: the next home first (claims overflow there first), then the other two.
+      var sa = NONE;
+      var sc = NONE;
+      var sd = NONE;
       if (slow) {
-        for (var t = 1u; t < 4u; t++) {
-          let j = (h + t) & 3u;
-          let qa = hv_home_v4(b1, j);
-          let a0 = slots_v4[qa]; let a1 = slots_v4[qa + 1u];
-          let av0 = slots_v4[qa + 8u]; let av1 = slots_v4[qa + 9u];
-          let s = hv_match8(a0, a1, key);
-          if (s != NONE) {
-            away = 8u * j + s;
-            value = hv_pick8(av0, av1, s);
-            known = true;
-            break;
-          }
+        // Its values too, as at home: most keys away from home are here.
+        let qa = hv_home_v4(b1, (h + 1u) & 3u);
+        let a0 = slots_v4[qa]; let a1 = slots_v4[qa + 1u];
+        let av0 = slots_v4[qa + 8u]; let av1 = slots_v4[qa + 9u];
+        sa = hv_match8(a0, a1, key);
+        if (sa != NONE) {
+          value = hv_pick8(av0, av1, sa);
+          known = true;
         }
+      }
+      if (slow && sa == NONE) {
+        let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
+        let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
+        sc = hv_match8(c0, c1, key);
+        sd = hv_match8(d0, d1, key);
       }
       // With its far bit set: in b2, the key's home first too (claims there take it first), then
       // the other three homes.
       var in2 = NONE;
-      if (spilled && away == NONE) {
+      if (spilled && sa == NONE && sc == NONE && sd == NONE) {
         let qe = hv_home_v4(b2, h);
         let e0 = slots_v4[qe]; let e1 = slots_v4[qe + 1u];
         let ev0 = slots_v4[qe + 8u]; let ev1 = slots_v4[qe + 9u];
@@ -219,8 +218,12 @@ const slowPath = /* wgsl */ `
           }
         }
       }
-      if (away != NONE) {
-        at = b1 * 32u + away;
+      if (sa != NONE) {
+        at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
+      } else if (sc != NONE) {
+        at = b1 * 32u + 8u * ((h + 2u) & 3u) + sc;
+      } else if (sd != NONE) {
+        at = b1 * 32u + 8u * ((h + 3u) & 3u) + sd;
       } else if (in2 != NONE) {
         at = b2 * 32u + in2;
       } else if (stashed) {
