@@ -9,7 +9,7 @@ export interface Options {
   capacityLog2: number;
   reps: number;
   warmup: number;
-  /** Minimum warm-up time per measurement; null = 100 ms on a GPU, none on a software adapter. */
+  /** Minimum warm-up time per measurement; null = 500 ms on a GPU, none on a software adapter. */
   warmupMs: number | null;
   batchLog2: number;
   zipf: number | null;
@@ -56,7 +56,7 @@ options:
   --capacity-log2 N      table slots = 2^N (default: quick ${SUITES.quick.capacityLog2}, full ${SUITES.full.capacityLog2})
   --reps N               timed repetitions, median reported (default 5)
   --warmup N             untimed repetitions first (default 1)
-  --warmup-ms MS         and at least this much warm-up work (default 100 on a GPU, 0 on SwiftShader)
+  --warmup-ms MS         and at least this much warm-up work (default 500 on a GPU, 0 on SwiftShader)
   --batch-log2 N         incremental batch size 2^N (default min(16, capacity-log2 - 6))
   --zipf S               find-hit queries drawn Zipf(S) from the inserted keys (default: each key once)
   --no-e2e               skip end-to-end (host to device and back) timings

@@ -22,8 +22,13 @@ import { selectWorkloads, WORKLOADS, workloadNames } from './workloads';
  */
 const DAWN_OPTIONS = ['disable-dawn-features=timestamp_quantization'];
 
-/** Minimum warm-up per measurement on a GPU: long enough for its clock to come back from idle. */
-const DEFAULT_WARMUP_MS = 100;
+/**
+ * Minimum warm-up per measurement on a GPU: long enough for its clock to come back from idle. On
+ * an H200 the SM clock sat at 660-1215 MHz after host phases (pipeline compiles, end-to-end runs)
+ * and took up to 0.5 s of work to reach 1980 MHz; with 100 ms, Hive's first build row after
+ * linear-probe's end-to-end runs read 10.2 ms where it takes 6.8 (nvidia-smi trace, 2026-11-22).
+ */
+const DEFAULT_WARMUP_MS = 500;
 
 /** The CLI's surroundings, replaceable for tests. */
 export interface MainIo {
