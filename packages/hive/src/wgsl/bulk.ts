@@ -1,5 +1,6 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { HOMES } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
@@ -356,8 +357,13 @@ ${regionStores}
             let old = atomicAnd(&region_masks[lb], ~pick);
             if ((old & pick) != 0u) {
               slot = firstTrailingBit(pick);
-              // Claimed in this round before mine: only these can hold a twin I did not see.
-              before = ~old & round_free[lb];
+              // Claimed in this round before mine: only these can hold a twin I did not see. A
+              // twin picked as I did, from a free mask that held at least what mine held: from my
+              // home when I took a home slot, from my home or the next when I took the next's.
+              let h1 = hv_home_slots(home);
+              let h2 = h1 | hv_home_slots((home + 1u) % ${HOMES}u);
+              let pools = select(select(0xffffffffu, h2, (pick & h2) != 0u), h1, (pick & h1) != 0u);
+              before = ~old & round_free[lb] & pools;
               claimed = true;
               break;
             }
