@@ -35,9 +35,10 @@ function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
   return out;
 }
 
-// About 100 ms of arithmetic before every profiled step, in its submission: after the host-side
-// gaps between steps (stats readbacks) the GPU's clock dropped, and a run measured every step
-// after the first 2-3x slow (H200, 2026-11-22).
+// About 500 ms of arithmetic before every profiled step, in its submission: after the host-side
+// gaps between steps (stats readbacks, clears) the GPU's clock dropped, and a run measured every
+// step after the first 2-3x slow (H200, 2026-11-22). 100 ms was not always enough: the SM clock
+// can take up to half a second of work to come back (the bench's warm-up, apps/bench/README.md).
 const spin: Kernel = {
   name: 'perf-hive.spin',
   workgroupSize: 256,
@@ -54,7 +55,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     { modules: [fmix32Module] },
   ),
 };
-const spinRounds = gpu.uniforms(new Uint32Array([gpu.isSoftware ? 10 : 200_000, 0x9e3779b9, 0, 0]));
+const spinRounds = gpu.uniforms(new Uint32Array([gpu.isSoftware ? 10 : 1_000_000, 0x9e3779b9, 0, 0]));
 const spinSink = gpu.createBuffer(16, 'perf-hive.spin');
 function warm(enc: GPUCommandEncoder): void {
   gpu.encodeDispatch(enc, spin, { bindings: [spinRounds, spinSink], invocations: 132 * 2048 });
