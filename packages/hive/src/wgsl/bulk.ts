@@ -246,9 +246,6 @@ fn hv_goes_on(lb: u32, room2: u32) -> bool {
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
 
-/** Word s of bucket b's value line in the slots buffer. */
-fn hv_value_word(b: u32, s: u32) -> u32 { return b * 64u + 32u + s; }
-
 /** The slot of bucket lb (region-local) holding key: its home's 8 first, the other 24 when \`whole\`; NONE if none. */
 fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
   var at = NONE;
@@ -284,7 +281,7 @@ ${entryPoint()} {
     let kin = b0 + kb < params.aux0;
     var k4 = vec4<u32>(EMPTY);
     if (kin) {
-      let g = (b0 + kb) * 64u + kw;
+      let g = hv_key_word(b0 + kb, kw);
       k4 = vec4<u32>(atomicLoad(&slots[g]), atomicLoad(&slots[g + 1u]), atomicLoad(&slots[g + 2u]), atomicLoad(&slots[g + 3u]));
     }
     var mask = 0u;
@@ -363,10 +360,10 @@ ${entryPoint()} {
             m = old;
           }
           if (claimed) {
-            atomicStore(&slots[hv_value_word(b0 + lb, slot)], value);
+            atomicStore(&slots[hv_vw((b0 + lb) * 32u + slot)], value);
             atomicStore(&region_words[lb * PB + slot], key);
           } else if (found != NONE && assign) {
-            atomicStore(&slots[hv_value_word(b0 + lb, found)], value);
+            atomicStore(&slots[hv_vw((b0 + lb) * 32u + found)], value);
           }
         }
         if (spilled) {
@@ -387,7 +384,7 @@ ${entryPoint()} {
           if (atomicLoad(&region_words[lb * PB + s]) == key) { twin = s; }
         }
         if (twin != NONE) {
-          if (assign) { atomicStore(&slots[hv_value_word(b0 + lb, twin)], value); }
+          if (assign) { atomicStore(&slots[hv_vw((b0 + lb) * 32u + twin)], value); }
           atomicStore(&region_words[lb * PB + slot], EMPTY);
           atomicOr(&region_masks[lb], 1u << slot);
         } else {
@@ -400,7 +397,7 @@ ${entryPoint()} {
       workgroupBarrier();
     }
     if (kin) {
-      let g = (b0 + kb) * 64u + kw;
+      let g = hv_key_word(b0 + kb, kw);
       for (var j = 0u; j < 4u; j++) { atomicStore(&slots[g + j], atomicLoad(&region_words[kb * PB + kw + j])); }
     }
     if (edge) {
