@@ -16,6 +16,7 @@ export {
   splitPointerFor,
   stashLineOf,
   stashLinesFor,
+  valueWord,
 } from './split-pointer';
 export { maxBuckets } from './storage';
 export { HiveTable } from './table';

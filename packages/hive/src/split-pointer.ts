@@ -4,25 +4,33 @@ import { bitHash1, bitHash2, fmix32 } from '@gpuhash/kernels';
 export const BUCKET_SLOTS = 32;
 
 /**
- * Word of global slot g's key in the slots buffer (its value is 32 words later): a bucket is its
- * 32 keys, one 128-byte line, then their 32 values. The CPU twin of WGSL's `hv_kw`.
+ * Slots of a key's home: an eighth of its bucket, whose 4 keys and 4 values fill one 32-byte
+ * sector, so a hit at home reads one sector. Homes of 8 slots (keys in one sector, values in
+ * another) kept more keys at home (86% against 78% at load 0.95) but cost every hit two sectors;
+ * halves of the key line (16 slots) made misses at load 0.5 slower, 25.3 against 16.9 G/s (H200,
+ * 2026-11-22).
  */
-export function keyWord(g: number): number {
-  return g + (g & ~31);
-}
+export const HOME_SLOTS = 4;
 
 /**
- * Slots of a key's home: a quarter of its bucket's key line, one 32-byte sector. Halves (64 bytes)
- * hold more keys at home but made finds slower: misses at load 0.5 went from 25.3 to 16.9 G/s
- * (H200, 2026-11-22).
+ * Word of global slot g's key in the slots buffer: a bucket is 64 words, its homes one after the
+ * other, each its HOME_SLOTS keys and then their HOME_SLOTS values (one 32-byte sector). The CPU
+ * twin of WGSL's `hv_kw`.
  */
-export const HOME_SLOTS = 8;
+export function keyWord(g: number): number {
+  return 2 * g - (g & (HOME_SLOTS - 1));
+}
+
+/** Word of global slot g's value: HOME_SLOTS words after its key. The CPU twin of WGSL's `hv_vw`. */
+export function valueWord(g: number): number {
+  return keyWord(g) + HOME_SLOTS;
+}
 /** Homes per bucket. */
 export const HOMES = 32 / HOME_SLOTS;
 
 /**
- * A key's home (0 .. HOMES-1): the part of a bucket's key line it is placed in when that has room,
- * so most finds read one 32-byte sector, not the whole line. The top bits of fmix32 (its low bits
+ * A key's home (0 .. HOMES-1): the part of its bucket it is placed in when that has room, so most
+ * finds read one 32-byte sector, not the whole bucket. The top bits of fmix32 (its low bits
  * pick the stash line). The CPU twin of WGSL's `hv_home`.
  */
 export function homeOf(key: number): number {

@@ -11,6 +11,7 @@ import {
   keyWord,
   splitPointerFor,
   stashLineOf,
+  valueWord,
 } from '../src';
 
 export interface Layout {
@@ -57,7 +58,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       load++;
       if (!stash && b >= snap.buckets) fail(`bucket ${b} is past the table's ${snap.buckets} buckets but holds 0x${key.toString(16)}`);
       if (pairs.has(key)) fail(`key 0x${key.toString(16)} is stored twice`);
-      pairs.set(key, snap.slots[keyWord(g) + 32] as number);
+      pairs.set(key, snap.slots[valueWord(g)] as number);
       // A key stored away from its first bucket must have flagged it (lookups skip unflagged ones):
       // the overflow bit and its bit in the far filter.
       const first = candidateBuckets(key, p)[0];

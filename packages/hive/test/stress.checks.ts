@@ -30,10 +30,11 @@ export const stressChecks = defineChecks('hive/stress', [
       await table.sync();
       const stats = await table.stats();
       expect(table.size === n, `size ${table.size} after inserting ${n} keys at load 0.95: ${JSON.stringify(stats)}`);
-      // Claims take slots at home first: a sequential CPU model of the policy leaves 85% of the
-      // keys there at this load, SwiftShader 79% (batches race for the same homes).
+      // Claims take slots at home first: a sequential CPU model of the policy leaves 78% of the
+      // keys there at this load (homes of 4 slots), SwiftShader 71-74% (batches race for the same
+      // homes); claims blind to homes would leave 1 in 8.
       const built = await checkLayout(table, 'bulk insert');
-      expect(built.atHome >= 0.75 * n, `${built.atHome} of ${n} keys at home`);
+      expect(built.atHome >= 0.68 * n, `${built.atHome} of ${n} keys at home`);
       const hit = await table.find(keys);
       for (let i = 0; i < n; i++) if (hit.found[i] !== 1 || hit.values[i] !== values[i]) throw new Error(`hit ${i} wrong`);
       const miss = await table.find(misses);

@@ -1,7 +1,7 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { awayBit, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, splitPointerFor } from '../src';
+import { awayBit, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, keyWord, splitPointerFor, valueWord } from '../src';
 import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
 
 /**
@@ -30,19 +30,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
-/** `hv_pick_slot(m, h)` for pairs (free mask, home) of the input: the slot a claim takes, as a bit. */
+/**
+ * For each (free mask m, home h, slot s, global slot g) of the input: `hv_pick_slot(m, h)` (the
+ * slot a claim takes, as a bit), `hv_pick_prefix(h, s)` (the slots a claim tries before s and s),
+ * and `hv_kw(g)`, `hv_vw(g)` (the words of slot g's key and value).
+ */
 const pickKernel: Kernel = {
   name: 'hive.test.pick-slot',
   workgroupSize: 64,
   source: composeWgsl(
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> cases: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<u32>>;
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
-    out[i] = hv_pick_slot(pairs[i].x, pairs[i].y);
+    let c = cases[i];
+    out[i] = vec4<u32>(hv_pick_slot(c.x, c.y), hv_pick_prefix(c.y, c.z), hv_kw(c.w), hv_vw(c.w));
   }
 }
 `,
@@ -50,14 +55,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
-/** The claim policy on the CPU: the lowest free slot of home h, else of the next home, else the lowest free slot. */
+/** The order in which a claim for home h tries a bucket's slots: from home h's first, around the bucket. */
+function claimOrder(h: number): number[] {
+  return Array.from({ length: 32 }, (_, i) => (HOME_SLOTS * h + i) % 32);
+}
+
+/** The claim policy on the CPU: the first free slot in `claimOrder(h)`, as a bit. */
 function pickSlot(free: number, h: number): number {
-  const homeMask = (home: number) => (((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * home)) >>> 0;
-  for (const pool of [free & homeMask(h), free & homeMask((h + 1) % HOMES), free]) {
-    const m = pool >>> 0;
-    if (m !== 0) return (m & -m) >>> 0;
-  }
-  return 0;
+  const s = claimOrder(h).find((t) => (free >>> t) & 1);
+  return s === undefined ? 0 : (1 << s) >>> 0;
+}
+
+/** The slots a claim for home h tries up to and including slot s, as bits. */
+function pickPrefix(h: number, s: number): number {
+  const order = claimOrder(h);
+  return order.slice(0, order.indexOf(s) + 1).reduce((m, t) => (m | (1 << t)) >>> 0, 0);
 }
 
 export const twinsChecks = defineChecks('hive/twins', [
@@ -88,28 +100,32 @@ export const twinsChecks = defineChecks('hive/twins', [
     },
   },
   {
-    name: 'hv_pick_slot matches the claim policy (home, then the next home, then the lowest free slot)',
+    name: 'hv_pick_slot, hv_pick_prefix, hv_kw and hv_vw match the claim policy and keyWord, valueWord',
     async run({ gpu, rng, scale }) {
       const n = 4096 * scale;
-      const pairs = new Uint32Array(2 * n);
+      const cases = new Uint32Array(4 * n);
       for (let i = 0; i < n; i++) {
         // Masks from empty to full, with whole homes taken often enough to reach every branch.
         let m = rng.u32() & rng.u32();
         if (rng.below(3) === 0) m &= ~((((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * rng.below(HOMES))) >>> 0);
         if (rng.below(3) === 0) m &= ~((((1 << HOME_SLOTS) - 1) << (HOME_SLOTS * rng.below(HOMES))) >>> 0);
-        pairs.set([m >>> 0, rng.below(HOMES)], 2 * i);
+        cases.set([m >>> 0, rng.below(HOMES), rng.below(32), rng.below(2 ** 26)], 4 * i);
       }
-      pairs.set([0, 0, 0xffffffff, 3, 0x000000ff, 3, 0xff000000, 0], 0);
+      cases.set([0, 0, 0, 0, 0xffffffff, HOMES - 1, 31, 31, 0x0000000f, HOMES - 1, 0, 32, 0xf0000000, 0, 31, 2 ** 26 - 1], 0);
       const params = new Uint32Array(PARAM_WORDS);
       params.set([n, 1, 0]);
       const [, , out] = await runKernelOnArrays(gpu, {
         kernel: pickKernel,
-        inputs: [params, pairs, new Uint32Array(n)],
+        inputs: [params, cases, new Uint32Array(4 * n)],
         uniforms: [0],
         invocations: n,
       });
-      const want = Uint32Array.from({ length: n }, (_, i) => pickSlot(pairs[2 * i] as number, pairs[2 * i + 1] as number));
-      expectSameArrays('the slot bit for (mask, home) i', out as Uint32Array, want);
+      const want = new Uint32Array(4 * n);
+      for (let i = 0; i < n; i++) {
+        const [m, h, s, g] = cases.subarray(4 * i, 4 * i + 4) as unknown as [number, number, number, number];
+        want.set([pickSlot(m, h), pickPrefix(h, s), keyWord(g), valueWord(g)], 4 * i);
+      }
+      expectSameArrays('(pick, prefix, key word, value word) of case i', out as Uint32Array, want);
     },
   },
 ]);

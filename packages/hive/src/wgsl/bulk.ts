@@ -1,6 +1,6 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { HOMES } from '../split-pointer';
+import { HOME_SLOTS } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
 
@@ -48,6 +48,7 @@ export const REGION_BUCKETS = 32;
  */
 const PADDED_BUCKET = 33;
 if (REGION_BUCKETS * 8 !== WORKGROUP_SIZE) throw new Error("bulk.ts loads a region's keys as one 16-byte word per invocation");
+if (HOME_SLOTS % 4 !== 0) throw new Error('bulk.ts loads 4 keys of a home as consecutive words: HOME_SLOTS must be a multiple of 4');
 /** Room bins of the overflow plan: a bucket's room 0 or less, 1, .. ROOM_BINS - 1 or more. */
 export const ROOM_BINS = 16;
 /** The plan's bar: the keys over it should number this many times the bucket's overflow. */
@@ -274,8 +275,8 @@ ${entryPoint()} {
     let end = ends[r];
     if (begin == end) { continue; }
     let b0 = r * RB;
-    // The region's keys, a 16-byte word per invocation (8 a bucket), all four loads issued before
-    // the first store to workgroup memory.
+    // The region's keys, a home's 4 keys (16 bytes) per invocation, 8 a bucket, all four loads
+    // issued before the first store to workgroup memory.
     let kb = lid / 8u;
     let kw = 4u * (lid % 8u);
     let kin = b0 + kb < params.aux0;
@@ -348,12 +349,10 @@ ${entryPoint()} {
             if ((old & pick) != 0u) {
               slot = firstTrailingBit(pick);
               // Claimed in this round before mine: only these can hold a twin I did not see. A
-              // twin picked as I did, from a free mask that held at least what mine held: from my
-              // home when I took a home slot, from my home or the next when I took the next's.
-              let h1 = hv_home_slots(home);
-              let h2 = h1 | hv_home_slots((home + 1u) % ${HOMES}u);
-              let pools = select(select(0xffffffffu, h2, (pick & h2) != 0u), h1, (pick & h1) != 0u);
-              before = ~old & round_free[lb] & pools;
+              // twin picked as I did, the first free slot from our home's first in order, from a
+              // free mask that held at least what mine held (mine among them): so a slot at or
+              // before mine in that order.
+              before = ~old & round_free[lb] & hv_pick_prefix(home, slot);
               claimed = true;
               break;
             }

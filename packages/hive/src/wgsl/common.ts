@@ -45,10 +45,11 @@ export const PARAM_WORDS = 12;
 
 /**
  * Declarations every Hive kernel shares. Buckets are numbered 0..nalloc-1 in the table and
- * nalloc..nalloc+stash_lines-1 in the stash; bucket b is words 64b..64b+63 of the slots buffer, its
- * 32 keys (one 128-byte line) and then their 32 values: slot s's key is word 64b+s, its value
- * 64b+32+s; masks[b] is its free mask (bit s set: slot s free) and
- * masks[lock_base + b] its lock. Needs `params` bound by the kernel.
+ * nalloc..nalloc+stash_lines-1 in the stash; bucket b is words 64b..64b+63 of the slots buffer
+ * (two 128-byte lines), its HOMES homes one after the other, each one 32-byte sector: its
+ * HOME_SLOTS keys, then their HOME_SLOTS values (slot s = HOME_SLOTS h + t: key word
+ * 64b + 2 HOME_SLOTS h + t, value HOME_SLOTS words later); masks[b] is its free mask (bit s set:
+ * slot s free) and masks[lock_base + b] its lock. Needs `params` bound by the kernel.
  */
 export const commonModule = wgslModule(
   'hive.common',
@@ -147,11 +148,11 @@ fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
   return 0u;
 }
 
-/** Word of slot s's key in bucket b: a bucket is its 32 keys (one 128-byte line), then their 32 values. */
-fn hv_key_word(b: u32, s: u32) -> u32 { return b * 64u + s; }
-/** Key and value words of global slot g = 32 b + s. */
-fn hv_kw(g: u32) -> u32 { return g + (g & ~31u); }
-fn hv_vw(g: u32) -> u32 { return g + (g & ~31u) + 32u; }
+/** Key and value words of global slot g = 32 b + s (see the layout above). The CPU twins are \`keyWord\` and \`valueWord\`. */
+fn hv_kw(g: u32) -> u32 { return 2u * g - (g & (HOME_SLOTS - 1u)); }
+fn hv_vw(g: u32) -> u32 { return 2u * g - (g & (HOME_SLOTS - 1u)) + HOME_SLOTS; }
+/** Word of slot s's key in bucket b. */
+fn hv_key_word(b: u32, s: u32) -> u32 { return hv_kw(b * 32u + s); }
 
 /** The lowest k set bits of m. */
 fn hv_lowest_bits(m: u32, k: u32) -> u32 {
@@ -165,14 +166,23 @@ fn hv_lowest_bits(m: u32, k: u32) -> u32 {
   return r;
 }
 /**
- * One of the free slots in m, as a bit (0: none free): home h's lowest while it has one, else the
- * next home's (h + 1), where a find away from home looks first, else the lowest.
+ * One of the free slots in m, as a bit (0: none free): the first free slot from home h's first,
+ * in order and around the bucket: home h while it has room, then h + 1 (where a find away from
+ * home looks first), h + 2 and on. A key away from home is then most often in the next home or
+ * the one after, which finds read first. The CPU twin is the checks' \`pickSlot\`.
  */
 fn hv_pick_slot(m: u32, h: u32) -> u32 {
-  let home = m & hv_home_slots(h);
-  let next = m & hv_home_slots((h + 1u) % ${HOMES}u);
-  let pool = select(select(m, next, next != 0u), home, home != 0u);
+  let first = HOME_SLOTS * h;
+  let after = m & (0xffffffffu << first);
+  let pool = select(m, after, after != 0u);
   return pool & (0u - pool);
+}
+/** The slots from home h's first up to slot s, in hv_pick_slot's order (around the bucket). */
+fn hv_pick_prefix(h: u32, s: u32) -> u32 {
+  let first = HOME_SLOTS * h;
+  let upto = hv_low_mask(s + 1u);
+  if (s >= first) { return upto & (0xffffffffu << first); }
+  return upto | (0xffffffffu << first);
 }
 /** The slots of home h that its first min(movers, HOME_SLOTS) movers take in an empty bucket. */
 fn hv_home_fill(movers: u32, h: u32) -> u32 { return hv_low_mask(min(countOneBits(movers), HOME_SLOTS)) << (HOME_SLOTS * h); }

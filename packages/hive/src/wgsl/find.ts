@@ -4,27 +4,26 @@ import { HOME_SLOTS } from '../split-pointer';
 import { commonModule } from './common';
 import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
 
-if (HOME_SLOTS !== 8) throw new Error('find.ts reads a home as two 16-byte words: HOME_SLOTS must be 8');
+if (HOME_SLOTS !== 4) throw new Error('find.ts reads a home as one 16-byte word of keys and one of values: HOME_SLOTS must be 4');
 
 /**
- * Finds, read-only and lane by lane: no cooperation, since a lane reads 32 bytes where a WCME
- * scan reads a 128-byte line per key (WCME measured slower here at every load on an H200). Each
- * lane first reads its key's home in its first bucket (one 32-byte sector), the home's 8 values
- * (the sector beside it in the value line) and that bucket's lock word. A key found there, or
- * absent with both its filter bits clear (away and far), is answered after that one round trip
- * (most keys: claims take slots at home first). With its away bit set, a key absent from its home
- * reads the rest of the first bucket; with its far bit set, the second bucket (its home there
- * first), and when the stash bit is set too, the stash line. A hit away from home then reads its
- * value word. Plain loads of read-only bindings, so nothing here is atomic and the cache serves
- * repeated lines.
+ * Finds, read-only and lane by lane: no cooperation, since a lane reads one 32-byte sector where a
+ * WCME scan reads a whole bucket per key (WCME measured slower here at every load on an H200).
+ * Each lane first reads its key's home in its first bucket (one 32-byte sector: the home's 4 keys
+ * and their 4 values) and that bucket's lock word. A key found there, or absent with both its
+ * filter bits clear (away and far), is answered after that one round trip (most keys: claims take
+ * slots at home first). With its away bit set, a key absent from its home reads the next home
+ * (keys and values, one sector), then the two after it, then the other four, in the order claims
+ * fill a bucket (\`hv_pick_slot\`); with its far bit set, the second bucket (its home there first,
+ * then the other seven), and when the stash bit is set too, the stash line. A hit read by keys
+ * only then reads its value word. Plain loads of read-only bindings, so nothing here is atomic and
+ * the cache serves repeated lines.
  *
  * Shape measured on an H200 (2026-11-22): this inline form beat a version with the rest in a
  * function with early returns (hits at 0.95: 11.7 against 14.2 ms for 2^27 slots), and two keys
- * per lane were slower than one (hits at 0.5: 15.5 G/s on a faster host against 17.6). Reading
- * the home's values with its keys was first measured 17% faster for hits at load 0.5 but no faster
- * at 0.95, and 35-55% slower for misses; with the far filter it took hits at 0.5 from 4.64 to 3.85
- * ms, and hits (8.43, 8.42 ms) and misses at 0.95 (7.54, 7.48) and misses at 0.5 (2.64) stayed
- * the same (perf-hive at 4549623, 2^27 slots, H200, 2026-11-22).
+ * per lane were slower than one (hits at 0.5: 15.5 G/s on a faster host against 17.6). With the
+ * earlier layout (a bucket's keys in one line, its values in the next), reading the home's values
+ * with its keys made hits at 0.5 17% faster; here they share the keys' sector.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
@@ -46,47 +45,46 @@ export function findKernel(): Kernel {
 @group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
 @group(0) @binding(8) var<storage, read> slots_v4: array<vec4<u32>>;
 
-/** The index (0..7) of key among a home's 8 key words, NONE if absent (a key is stored once). */
-fn hv_match8(lo: vec4<u32>, hi: vec4<u32>, key: u32) -> u32 {
+/** The index (0..3) of key among a home's 4 key words, NONE if absent (a key is stored once). */
+fn hv_match4(k: vec4<u32>, key: u32) -> u32 {
   var s = NONE;
-  if (hi.w == key) { s = 7u; }
-  if (hi.z == key) { s = 6u; }
-  if (hi.y == key) { s = 5u; }
-  if (hi.x == key) { s = 4u; }
-  if (lo.w == key) { s = 3u; }
-  if (lo.z == key) { s = 2u; }
-  if (lo.y == key) { s = 1u; }
-  if (lo.x == key) { s = 0u; }
+  if (k.w == key) { s = 3u; }
+  if (k.z == key) { s = 2u; }
+  if (k.y == key) { s = 1u; }
+  if (k.x == key) { s = 0u; }
   return s;
 }
 
-/** Word s (0..7) of a home's 8 words read as two 16-byte words. */
-fn hv_pick8(lo: vec4<u32>, hi: vec4<u32>, s: u32) -> u32 {
-  let v = select(lo, hi, s >= 4u);
-  let t = s & 3u;
-  return select(select(v.x, v.y, t == 1u), select(v.z, v.w, t == 3u), t >= 2u);
+/** Word s (0..3) of a home's 4 words. */
+fn hv_pick4(v: vec4<u32>, s: u32) -> u32 {
+  return select(select(v.x, v.y, s == 1u), select(v.z, v.w, s == 3u), s >= 2u);
 }
 
-/** Bucket b's key line as 16-byte words: the index of home j's first. */
-fn hv_home_v4(b: u32, j: u32) -> u32 { return b * 16u + 2u * j; }
+/** Bucket b as 16-byte words: the index of home j's keys (its values are the next word). */
+fn hv_home_v4(b: u32, j: u32) -> u32 { return b * 16u + 2u * (j & 7u); }
 
-/** The slot (0..31) of key in bucket b's key line, NONE if absent: 8 loads, all in flight at once. */
+/** The first of key's slots among homes h, h + 1 (mod 8) given their key words, as 4 h' + t; NONE if absent. */
+fn hv_match_pair(k0: vec4<u32>, k1: vec4<u32>, h: u32, key: u32) -> u32 {
+  let a = hv_match4(k0, key);
+  if (a != NONE) { return 4u * (h & 7u) + a; }
+  let b = hv_match4(k1, key);
+  if (b != NONE) { return 4u * ((h + 1u) & 7u) + b; }
+  return NONE;
+}
+
+/** The slot (0..31) of key in bucket b, NONE if absent: the 8 homes' keys, all 8 loads in flight at once. */
 fn hv_probe_line(b: u32, key: u32) -> u32 {
-  let q = b * 16u;
-  let v0 = slots_v4[q]; let v1 = slots_v4[q + 1u]; let v2 = slots_v4[q + 2u]; let v3 = slots_v4[q + 3u];
-  let v4 = slots_v4[q + 4u]; let v5 = slots_v4[q + 5u]; let v6 = slots_v4[q + 6u]; let v7 = slots_v4[q + 7u];
-  return hv_match_line(v0, v1, v2, v3, v4, v5, v6, v7, key);
-}
-
-fn hv_match_line(v0: vec4<u32>, v1: vec4<u32>, v2: vec4<u32>, v3: vec4<u32>, v4: vec4<u32>, v5: vec4<u32>, v6: vec4<u32>, v7: vec4<u32>, key: u32) -> u32 {
-  var s = hv_match8(v6, v7, key);
-  if (s != NONE) { s += 24u; }
-  let c = hv_match8(v4, v5, key);
-  if (c != NONE) { s = 16u + c; }
-  let b = hv_match8(v2, v3, key);
-  if (b != NONE) { s = 8u + b; }
-  let a = hv_match8(v0, v1, key);
-  if (a != NONE) { s = a; }
+  let k0 = slots_v4[hv_home_v4(b, 0u)]; let k1 = slots_v4[hv_home_v4(b, 1u)];
+  let k2 = slots_v4[hv_home_v4(b, 2u)]; let k3 = slots_v4[hv_home_v4(b, 3u)];
+  let k4 = slots_v4[hv_home_v4(b, 4u)]; let k5 = slots_v4[hv_home_v4(b, 5u)];
+  let k6 = slots_v4[hv_home_v4(b, 6u)]; let k7 = slots_v4[hv_home_v4(b, 7u)];
+  var s = hv_match_pair(k6, k7, 6u, key);
+  let c = hv_match_pair(k4, k5, 4u, key);
+  if (c != NONE) { s = c; }
+  let d = hv_match_pair(k2, k3, 2u, key);
+  if (d != NONE) { s = d; }
+  let e = hv_match_pair(k0, k1, 0u, key);
+  if (e != NONE) { s = e; }
   return s;
 }
 
@@ -109,8 +107,9 @@ ${entryPoint()} {
     }
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
-    // The home first: each lane reads its key's home in b1 (32 bytes) and b1's lock word. Most
-    // keys live there, and a key absent from it whose away bit is clear is a miss.
+    // The home first: each lane reads its key's home in b1 (one 32-byte sector: 4 keys, then
+    // their values) and b1's lock word. Most keys live there, and a key absent from it whose away
+    // bit is clear is a miss.
     var at = NONE;
     var value = 0u;
     var known = false;
@@ -120,17 +119,13 @@ ${entryPoint()} {
     let h = hv_home(key);
     if (go) {
       let q = hv_home_v4(b1, h);
-      let lo = slots_v4[q];
-      let hi = slots_v4[q + 1u];
+      let k = slots_v4[q];
+      let v = slots_v4[q + 1u];
       let word = masks_ro[params.lock_base + b1];
-      // The home's 8 values too (the value line starts 8 16-byte words after the key line): a hit
-      // at home then needs no second, dependent read.
-      let vlo = slots_v4[q + 8u];
-      let vhi = slots_v4[q + 9u];
-      let s = hv_match8(lo, hi, key);
+      let s = hv_match4(k, key);
       if (s != NONE) {
-        at = b1 * 32u + 8u * h + s;
-        value = hv_pick8(vlo, vhi, s);
+        at = b1 * 32u + HOME_SLOTS * h + s;
+        value = hv_pick4(v, s);
         known = true;
       } else {
         let far = (word & hv_far_bit(key)) != 0u;
@@ -160,70 +155,66 @@ ${slowPath}
 }
 
 /**
- * Past the home, lane by lane: with the away bit, the next home of b1 (claims overflow there
- * first), then the other two; then, with the far bit and the key not yet found, the key's home in
- * b2, then b2's other three homes; then the stash line when flagged. The next home alone first made hits at load 0.95 3% faster, misses the same (perf-hive,
- * 8.30 against 8.54 ms and 7.83 against 7.82 ms, one H200 host type). Reading b2 only after b1 (rather
- * than with it) made hits at load 0.95 6% faster and misses 5% slower (H200, 2026-11-22,
- * perf-hive: 8.89 against 9.42 ms and 8.31 against 7.90 ms for 2^27 x 0.95 keys).
+ * Past the home, lane by lane: with the away bit, the next home of b1 with its values (claims
+ * overflow there first), then the two after it, then the other four; then, with the far bit and
+ * the key not yet found, the key's home in b2 with its values, then b2's other seven homes; then
+ * the stash line when flagged. With the earlier layout (homes of 8 slots, keys and values in
+ * separate lines), the next home alone first made hits at load 0.95 3% faster, misses the same,
+ * and reading b2 only after b1 (rather than with it) made hits at 0.95 6% faster and misses 5%
+ * slower (H200, 2026-11-22, perf-hive).
  */
 const slowPath = /* wgsl */ `
     if (slow || spilled || stashed) {
-      // With its away bit set: the next home first (claims overflow there first), then the other two.
-      var sa = NONE;
-      var sc = NONE;
-      var sd = NONE;
+      var in1 = NONE;
       if (slow) {
         // Its values too, as at home: most keys away from home are here.
-        let qa = hv_home_v4(b1, (h + 1u) & 3u);
-        let a0 = slots_v4[qa]; let a1 = slots_v4[qa + 1u];
-        let av0 = slots_v4[qa + 8u]; let av1 = slots_v4[qa + 9u];
-        sa = hv_match8(a0, a1, key);
+        let qa = hv_home_v4(b1, h + 1u);
+        let ka = slots_v4[qa];
+        let va = slots_v4[qa + 1u];
+        let sa = hv_match4(ka, key);
         if (sa != NONE) {
-          value = hv_pick8(av0, av1, sa);
-          known = true;
-        }
-      }
-      if (slow && sa == NONE) {
-        let c0 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u)]; let c1 = slots_v4[hv_home_v4(b1, (h + 2u) & 3u) + 1u];
-        let d0 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u)]; let d1 = slots_v4[hv_home_v4(b1, (h + 3u) & 3u) + 1u];
-        sc = hv_match8(c0, c1, key);
-        sd = hv_match8(d0, d1, key);
-      }
-      // With its far bit set: in b2, the key's home first too (claims there take it first), then
-      // the other three homes.
-      var in2 = NONE;
-      if (spilled && sa == NONE && sc == NONE && sd == NONE) {
-        let qe = hv_home_v4(b2, h);
-        let e0 = slots_v4[qe]; let e1 = slots_v4[qe + 1u];
-        let ev0 = slots_v4[qe + 8u]; let ev1 = slots_v4[qe + 9u];
-        let se = hv_match8(e0, e1, key);
-        if (se != NONE) {
-          in2 = 8u * h + se;
-          value = hv_pick8(ev0, ev1, se);
+          in1 = HOME_SLOTS * ((h + 1u) & 7u) + sa;
+          value = hv_pick4(va, sa);
           known = true;
         } else {
-          let f0 = slots_v4[hv_home_v4(b2, (h + 1u) & 3u)]; let f1 = slots_v4[hv_home_v4(b2, (h + 1u) & 3u) + 1u];
-          let g0 = slots_v4[hv_home_v4(b2, (h + 2u) & 3u)]; let g1 = slots_v4[hv_home_v4(b2, (h + 2u) & 3u) + 1u];
-          let k0 = slots_v4[hv_home_v4(b2, (h + 3u) & 3u)]; let k1 = slots_v4[hv_home_v4(b2, (h + 3u) & 3u) + 1u];
-          let sf = hv_match8(f0, f1, key);
-          let sg = hv_match8(g0, g1, key);
-          let sk = hv_match8(k0, k1, key);
-          if (sf != NONE) {
-            in2 = 8u * ((h + 1u) & 3u) + sf;
-          } else if (sg != NONE) {
-            in2 = 8u * ((h + 2u) & 3u) + sg;
-          } else if (sk != NONE) {
-            in2 = 8u * ((h + 3u) & 3u) + sk;
+          in1 = hv_match_pair(slots_v4[hv_home_v4(b1, h + 2u)], slots_v4[hv_home_v4(b1, h + 3u)], h + 2u, key);
+          if (in1 == NONE) {
+            let k4 = slots_v4[hv_home_v4(b1, h + 4u)]; let k5 = slots_v4[hv_home_v4(b1, h + 5u)];
+            let k6 = slots_v4[hv_home_v4(b1, h + 6u)]; let k7 = slots_v4[hv_home_v4(b1, h + 7u)];
+            in1 = hv_match_pair(k4, k5, h + 4u, key);
+            let far6 = hv_match_pair(k6, k7, h + 6u, key);
+            if (in1 == NONE) { in1 = far6; }
           }
         }
       }
-      if (sa != NONE) {
-        at = b1 * 32u + 8u * ((h + 1u) & 3u) + sa;
-      } else if (sc != NONE) {
-        at = b1 * 32u + 8u * ((h + 2u) & 3u) + sc;
-      } else if (sd != NONE) {
-        at = b1 * 32u + 8u * ((h + 3u) & 3u) + sd;
+      // With its far bit set: in b2, the key's home first too (claims there take it first), then
+      // the other seven homes.
+      var in2 = NONE;
+      if (spilled && in1 == NONE) {
+        let qe = hv_home_v4(b2, h);
+        let ke = slots_v4[qe];
+        let ve = slots_v4[qe + 1u];
+        let se = hv_match4(ke, key);
+        if (se != NONE) {
+          in2 = HOME_SLOTS * h + se;
+          value = hv_pick4(ve, se);
+          known = true;
+        } else {
+          let k1 = slots_v4[hv_home_v4(b2, h + 1u)]; let k2 = slots_v4[hv_home_v4(b2, h + 2u)];
+          let k3 = slots_v4[hv_home_v4(b2, h + 3u)]; let k4 = slots_v4[hv_home_v4(b2, h + 4u)];
+          let k5 = slots_v4[hv_home_v4(b2, h + 5u)]; let k6 = slots_v4[hv_home_v4(b2, h + 6u)];
+          let k7 = slots_v4[hv_home_v4(b2, h + 7u)];
+          in2 = hv_match_pair(k1, k2, h + 1u, key);
+          let c = hv_match_pair(k3, k4, h + 3u, key);
+          let d = hv_match_pair(k5, k6, h + 5u, key);
+          let e = hv_match4(k7, key);
+          if (in2 == NONE) { in2 = c; }
+          if (in2 == NONE) { in2 = d; }
+          if (in2 == NONE && e != NONE) { in2 = HOME_SLOTS * ((h + 7u) & 7u) + e; }
+        }
+      }
+      if (in1 != NONE) {
+        at = b1 * 32u + in1;
       } else if (in2 != NONE) {
         at = b2 * 32u + in2;
       } else if (stashed) {

@@ -75,8 +75,8 @@ ${entryPoint()} {
     let j = blk * ${WORKGROUP_SIZE}u + lid;
     var s = vec2<u32>(EMPTY, 0u);
     if (j < params.n) {
-      let w = hv_key_word(job_bucket(j / 32u), j % 32u);
-      s = vec2<u32>(slots_ro[w], slots_ro[w + 32u]);
+      let g = job_bucket(j / 32u) * 32u + j % 32u;
+      s = vec2<u32>(slots_ro[hv_kw(g)], slots_ro[hv_vw(g)]);
     }
     let live = s.x < TOMBSTONE;
     var at = 0u;

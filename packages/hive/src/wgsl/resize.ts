@@ -11,13 +11,14 @@ const tableBindings = /* wgsl */ `
 @group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;`;
 
-const homeLanes = ['x', 'y', 'z', 'w'].slice(0, HOMES);
-/** Per home h: the movers whose home is h (row ballots into by_home's component h). */
-const homeBallots = homeLanes.map((c, h) => `        by_home.${c} |= hv_row_ballot(go && h == ${h}u, step);`).join('\n');
-const homeFills = homeLanes.map((c, h) => `hv_home_fill(by_home.${c}, ${h}u)`).join(' | ');
-const homeFirsts = homeLanes.map((c) => `hv_lowest_bits(by_home.${c}, HOME_SLOTS)`).join(' | ');
-/** by_home's component h, without indexing a vector at run time (that spills on NVIDIA). */
-const homeSelect = homeLanes.slice(1).reduce((acc, c, i) => `select(${acc}, by_home.${c}, h == ${i + 1}u)`, 'by_home.x');
+const homes = Array.from({ length: HOMES }, (_, h) => h);
+/** Per home h: the movers whose home is h (row ballots into by_home_h; scalars, since a vector or array indexed at run time spills on NVIDIA). */
+const homeDecls = homes.map((h) => `      var by_home_${h} = 0u;`).join('\n');
+const homeBallots = homes.map((h) => `        by_home_${h} |= hv_row_ballot(go && h == ${h}u, step);`).join('\n');
+const homeFills = homes.map((h) => `hv_home_fill(by_home_${h}, ${h}u)`).join(' | ');
+const homeFirsts = homes.map((h) => `hv_lowest_bits(by_home_${h}, HOME_SLOTS)`).join(' | ');
+/** by_home_h for a run-time h. */
+const homeSelect = homes.slice(1).reduce((acc, h) => `select(${acc}, by_home_${h}, h == ${h}u)`, 'by_home_0');
 
 const moveCode = /* wgsl */ `
 fn hv_move_out(src: u32, dst: u32) {
@@ -53,7 +54,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
       let t = s + params.n0;
       var movers = 0u;
       // Movers by home: t is empty, so each takes a slot of its home while that has room.
-      var by_home = vec${Math.max(2, HOMES)}<u32>(0u);
+${homeDecls}
       for (var step = 0u; step < cg_steps(32u); step++) {
         let slot = step * cg_size() + cg_lane();
         var go = false;

@@ -70,7 +70,7 @@ function lanesScanCode(): string {
     .map(
       (t) => `    var w${t} = EMPTY;
     { let t = t0 + ${t}u; let j = t >> shift; let b = cg_broadcast(bkt, j);
-      if (((reading >> j) & 1u) != 0u) { w${t} = atomicLoad(&slots[b * 64u + (t & (steps - 1u)) * cg_size() + cg_lane()]); } }`,
+      if (((reading >> j) & 1u) != 0u) { w${t} = atomicLoad(&slots[hv_key_word(b, (t & (steps - 1u)) * cg_size() + cg_lane())]); } }`,
     )
     .join('\n');
   const ballots = ts
@@ -151,45 +151,46 @@ export function lookupLanesModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, [scanLanesModule(subgroups), overflowModule]);
 }
 
-if (HOME_SLOTS !== 8) throw new Error('wcme.ts scans a home as 8 key words: HOME_SLOTS must be 8');
+/** Rounds of the home scan: S lanes read a home's HOME_SLOTS key words for each of S ops in HOME_SLOTS rounds of S words. */
+const HOME_SCAN_ROUNDS = HOME_SLOTS;
+const HOME_SHIFT = Math.log2(HOME_SLOTS);
+const HOME_BITS = `0x${(2 ** HOME_SLOTS - 1).toString(16)}u`;
 
-/** Rounds of the home scan: S lanes read a home's 8 words for each of S ops in 8 rounds of S words. */
-const HOME_SCAN_ROUNDS = 8;
-
-/** WCME over homes: the transposed scan on each op's home (one 32-byte sector) instead of its bucket's line. */
+/** WCME over homes: the transposed scan on each op's home (one 32-byte sector) instead of its bucket. */
 function homeScanCode(): string {
   const rounds = Array.from({ length: HOME_SCAN_ROUNDS }, (_, r) => r);
-  // Round r: lane L reads word (p & 7) of op p >> 3's home, p = r S + L.
+  // Round r: lane L reads key word (p mod HOME_SLOTS) of op p / HOME_SLOTS's home, p = r S + L.
   const loads = rounds
     .map(
       (r) => `  var w${r} = TOMBSTONE;
-  { let p = ${r}u * cg_size() + cg_lane(); let j = p >> 3u;
+  { let p = ${r}u * cg_size() + cg_lane(); let j = p >> ${HOME_SHIFT}u;
     let f = cg_broadcast(first, j);
-    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w${r} = atomicLoad(&slots[hv_kw(f + (p & 7u))]); } }`,
+    if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w${r} = atomicLoad(&slots[hv_kw(f + (p & ${HOME_SLOTS - 1}u))]); } }`,
     )
     .join('\n');
   const ballots = rounds
-    .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> 3u)), ${r}u);`)
+    .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`)
     .join('\n');
   return /* wgsl */ `
 /**
- * The bits (0..7) of a home's key words that round r's ballot holds for the calling lane's op:
- * op o's words sit at lanes 8 o - r S onwards (S the group size; a home spans several rounds
- * when S < 8).
+ * The bits (0..HOME_SLOTS-1) of a home's key words that round r's ballot holds for the calling
+ * lane's op: op o's words sit at lanes HOME_SLOTS o - r S onwards (S the group size; a home spans
+ * several rounds when S < HOME_SLOTS).
  */
 fn hv_owner_bits(ballot: u32, r: u32) -> u32 {
-  let sh = i32(8u * cg_lane()) - i32(r * cg_size());
-  if (sh >= 32 || sh <= -8) { return 0u; }
-  if (sh >= 0) { return (ballot >> u32(sh)) & 0xffu; }
-  return (ballot << u32(-sh)) & 0xffu;
+  let sh = i32(HOME_SLOTS * cg_lane()) - i32(r * cg_size());
+  if (sh >= 32 || sh <= -i32(HOME_SLOTS)) { return 0u; }
+  if (sh >= 0) { return (ballot >> u32(sh)) & ${HOME_BITS}; }
+  return (ballot << u32(-sh)) & ${HOME_BITS};
 }
 
 /**
- * The bits (0..7) of the calling lane's home words (from global slot \`first\`) holding its key:
- * the group reads the homes of its ops together, every load issued before the first ballot.
- * Lanes with go false read nothing. Every lane of the group calls it. (A lane reading its own
- * home, 8 atomic loads of 4 bytes, was no faster: atomic loads are not combined, so 8 requests
- * per op; perf-layout measured 8 such loads 7x slower than 8 plain ones on an H200.)
+ * The bits (0..HOME_SLOTS-1) of the calling lane's home key words (from global slot \`first\`)
+ * holding its key: the group reads the homes of its ops together, every load issued before the
+ * first ballot. Lanes with go false read nothing. Every lane of the group calls it. (A lane
+ * reading its own home, 8 atomic loads of 4 bytes, was no faster with homes of 8 slots: atomic
+ * loads are not combined, so 8 requests per op; perf-layout measured 8 such loads 7x slower than
+ * 8 plain ones on an H200.)
  */
 fn hv_scan_homes(first: u32, key: u32, go: bool) -> u32 {
 ${loads}
