@@ -4,7 +4,7 @@ export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentin
 export type { SplitPointer } from './split-pointer';
 export {
   addressOf,
-  awayBit,
+  awayBits,
   BUCKET_SLOTS,
   bucketCount,
   candidateBuckets,

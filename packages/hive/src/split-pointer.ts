@@ -38,11 +38,13 @@ export function homeOf(key: number): number {
 }
 
 /**
- * A key's bit in its first bucket's away filter (lock word bits 16..31), set when the key is
- * stored in that bucket away from its home. The CPU twin of WGSL's `hv_away_bit`.
+ * A key's two bits in its first bucket's away filter (lock word bits 16..31), set when the key is
+ * stored in that bucket away from its home: its home's (bits 16..23) and one of 8 by hash (bits
+ * 24..31). The CPU twin of WGSL's `hv_away_bits`.
  */
-export function awayBit(key: number): number {
-  return (1 << (16 + ((fmix32(key) >>> 8) & 15))) >>> 0;
+export function awayBits(key: number): number {
+  const f = fmix32(key);
+  return ((1 << (16 + (f >>> (32 - Math.log2(HOMES))))) | (1 << (24 + ((f >>> 20) & 7)))) >>> 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { TableModel } from '@gpuhash/testing';
 import {
-  awayBit,
+  awayBits,
   BUCKET_SLOTS,
   candidateBuckets,
   EMPTY_KEY,
@@ -70,7 +70,7 @@ export async function checkLayout(table: HiveTable, what: string): Promise<Layou
       // Likewise away from its home in its first bucket: finds that miss it there skip the rest of the bucket.
       const home = homeOf(key);
       if (b === first && Math.floor(s / HOME_SLOTS) === home) atHome++;
-      else if (b === first && (firstLock & awayBit(key)) === 0)
+      else if (b === first && (firstLock & awayBits(key)) >>> 0 !== awayBits(key))
         fail(
           `key 0x${key.toString(16)} is in bucket ${b} slot ${s}, away from home ${home} of its first bucket, whose away filter lacks its bit`,
         );

@@ -1,13 +1,13 @@
 import type { Kernel } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { awayBit, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, keyWord, splitPointerFor, valueWord } from '../src';
+import { awayBits, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, keyWord, splitPointerFor, valueWord } from '../src';
 import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
 
 /**
  * WGSL placement helpers against their CPU twins, on random keys and table sizes: a key's home
- * (`hv_home` / `homeOf`), its bits in the away and far filters (`hv_away_bit`, `hv_far_bit` /
- * `awayBit`, `farBit`, disjoint, written as one word) and its two candidate buckets under a split
+ * (`hv_home` / `homeOf`), its bits in the away and far filters (`hv_away_bits`, `hv_far_bit` /
+ * `awayBits`, `farBit`, disjoint, written as one word) and its two candidate buckets under a split
  * pointer (`hv_b1`, `hv_b2` / `candidateBuckets`). The kernel writes four words per key.
  */
 const twinsKernel: Kernel = {
@@ -22,7 +22,7 @@ const twinsKernel: Kernel = {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
     let k = keys[i];
-    out[i] = vec4<u32>(hv_home(k), hv_away_bit(k) | hv_far_bit(k), hv_b1(k), hv_b2(k));
+    out[i] = vec4<u32>(hv_home(k), hv_away_bits(k) | hv_far_bit(k), hv_b1(k), hv_b2(k));
   }
 }
 `,
@@ -74,7 +74,7 @@ function pickPrefix(h: number, s: number): number {
 
 export const twinsChecks = defineChecks('hive/twins', [
   {
-    name: 'hv_home, hv_away_bit, hv_far_bit, hv_b1 and hv_b2 match homeOf, awayBit, farBit and candidateBuckets',
+    name: 'hv_home, hv_away_bits, hv_far_bit, hv_b1 and hv_b2 match homeOf, awayBits, farBit and candidateBuckets',
     async run({ gpu, rng, scale }) {
       for (const buckets of [1, 3, 64, 1000 + rng.below(5000)]) {
         const p = splitPointerFor(buckets);
@@ -93,7 +93,7 @@ export const twinsChecks = defineChecks('hive/twins', [
         const want = new Uint32Array(4 * n);
         for (let i = 0; i < n; i++) {
           const k = keys[i] as number;
-          want.set([homeOf(k), (awayBit(k) | farBit(k)) >>> 0, ...candidateBuckets(k, p)], 4 * i);
+          want.set([homeOf(k), (awayBits(k) | farBit(k)) >>> 0, ...candidateBuckets(k, p)], 4 * i);
         }
         expectSameArrays(`${buckets} buckets: (home, away | far bit, b1, b2) of key i at 4i`, out as Uint32Array, want);
       }

@@ -334,7 +334,7 @@ ${entryPoint()} {
           // there (a key that left its home set it, in an earlier batch or round). Scanning all
           // 32 slots for every key made builds a third slower (H200, 2026-11-22).
           let home = hv_home(key);
-          let whole = (atomicLoad(&region_locks[lb]) & hv_away_bit(key)) != 0u;
+          let whole = hv_may_be_away(atomicLoad(&region_locks[lb]), key);
           let found = hv_region_find(lb, key, home, whole);
           spilled = found == NONE && hv_goes_on(lb, kv.w);
           var m = atomicLoad(&region_masks[lb]);

@@ -129,7 +129,7 @@ ${entryPoint()} {
         known = true;
       } else {
         let far = (word & hv_far_bit(key)) != 0u;
-        slow = (word & hv_away_bit(key)) != 0u;
+        slow = hv_may_be_away(word, key);
         spilled = far && b2 != b1;
         stashed = far && stash_live && (word & STASH_BIT) != 0u;
       }

@@ -81,7 +81,7 @@ ${homeBallots}
           var dst = 0u;
           if (((crowded >> slot) & 1u) == 1u) {
             dst = hv_nth_bit(spare, countOneBits(crowded & hv_low_mask(slot)));
-            atomicOr(&masks[params.lock_base + t], hv_away_bit(k));
+            atomicOr(&masks[params.lock_base + t], hv_away_bits(k));
           } else {
             dst = HOME_SLOTS * h + countOneBits(${homeSelect} & hv_low_mask(slot));
           }
@@ -164,7 +164,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           let dst = hv_nth_bit(free, countOneBits(used & hv_low_mask(slot)));
           // s may be the key's first bucket now: set the key's away bit when dst is not its home.
           let k = atomicLoad(&slots[hv_key_word(t, slot)]);
-          if (dst / HOME_SLOTS != hv_home(k)) { atomicOr(&masks[params.lock_base + s], hv_away_bit(k)); }
+          if (dst / HOME_SLOTS != hv_home(k)) { atomicOr(&masks[params.lock_base + s], hv_away_bits(k)); }
           hv_move_out(t * 32u + slot, s * 32u + dst);
         }
       }

@@ -211,7 +211,7 @@ fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
   if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
   let m = hv_scan_homes(first, key, go);
   if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
-  return vec2<u32>(NONE, select(0u, 1u, (word & (hv_away_bit(key) | hv_far_bit(key))) != 0u));
+  return vec2<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u));
 }`;
 }
 
