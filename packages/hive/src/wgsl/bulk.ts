@@ -200,7 +200,7 @@ export function bulkBuildKernel(): Kernel {
     composeWgsl(
       /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> slots: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> masks: array<u32>;
 @group(0) @binding(3) var<storage, read> records: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> ends: array<u32>;
@@ -247,6 +247,12 @@ fn hv_goes_on(lb: u32, room2: u32) -> bool {
   return atomicSub(&plan_quota[lb], 1) > 0;
 }
 
+/** Stores the value of global slot g: one word of a 16-byte word of the slots buffer, a 4-byte store. */
+fn hv_store_value(g: u32, value: u32) {
+  let w = hv_vw(g);
+  slots[w / 4u][w % 4u] = value;
+}
+
 /** The slot of bucket lb (region-local) holding key: its home's 8 first, the other 24 when \`whole\`; NONE if none. */
 fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
   var at = NONE;
@@ -283,7 +289,7 @@ ${entryPoint()} {
     var k4 = vec4<u32>(EMPTY);
     if (kin) {
       let g = hv_key_word(b0 + kb, kw);
-      k4 = vec4<u32>(atomicLoad(&slots[g]), atomicLoad(&slots[g + 1u]), atomicLoad(&slots[g + 2u]), atomicLoad(&slots[g + 3u]));
+      k4 = slots[g / 4u];
     }
     var mask = 0u;
     var lock = 0u;
@@ -359,10 +365,10 @@ ${entryPoint()} {
             m = old;
           }
           if (claimed) {
-            atomicStore(&slots[hv_vw((b0 + lb) * 32u + slot)], value);
+            hv_store_value((b0 + lb) * 32u + slot, value);
             atomicStore(&region_words[lb * PB + slot], key);
           } else if (found != NONE && assign) {
-            atomicStore(&slots[hv_vw((b0 + lb) * 32u + found)], value);
+            hv_store_value((b0 + lb) * 32u + found, value);
           }
         }
         if (spilled) {
@@ -383,7 +389,7 @@ ${entryPoint()} {
           if (atomicLoad(&region_words[lb * PB + s]) == key) { twin = s; }
         }
         if (twin != NONE) {
-          if (assign) { atomicStore(&slots[hv_vw((b0 + lb) * 32u + twin)], value); }
+          if (assign) { hv_store_value((b0 + lb) * 32u + twin, value); }
           atomicStore(&region_words[lb * PB + slot], EMPTY);
           atomicOr(&region_masks[lb], 1u << slot);
         } else {
@@ -397,7 +403,8 @@ ${entryPoint()} {
     }
     if (kin) {
       let g = hv_key_word(b0 + kb, kw);
-      for (var j = 0u; j < 4u; j++) { atomicStore(&slots[g + j], atomicLoad(&region_words[kb * PB + kw + j])); }
+      let w = kb * PB + kw;
+      slots[g / 4u] = vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
     }
     if (edge) {
       masks[b0 + lid] = atomicLoad(&region_masks[lid]);
