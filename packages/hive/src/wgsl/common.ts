@@ -104,7 +104,7 @@ fn hv_other(key: u32, c: u32) -> u32 {
 /** The stash line a key overflows into (a bucket index past the table). */
 fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) & (params.stash_lines - 1u)); }
 /**
- * A key's home (\`HOME_SLOTS\` slots, part of its bucket's key line), where it is placed when that
+ * A key's home (\`HOME_SLOTS\` slots, one 32-byte sector of its bucket), where it is placed when that
  * has room, so most finds read one 32-byte sector. The CPU twin is \`homeOf\`.
  */
 fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(HOMES)}u; }

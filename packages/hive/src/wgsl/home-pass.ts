@@ -7,8 +7,8 @@ import { homeScanModule, wcmeModule } from './wcme';
 
 /**
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
- * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 8 key words, one 32-byte sector, per
- * op, where pass A's scan reads the 128-byte line), each lane also its first bucket's lock word:
+ * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 4 key words, half a 32-byte sector,
+ * per op, where pass A's scan reads the whole bucket), each lane also its first bucket's lock word:
  * - the key at home: an erase retires it (CAS to TOMBSTONE, freed by the release pass), an
  *   insert is done (insertOrAssign stores its value);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is

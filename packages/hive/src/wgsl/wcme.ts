@@ -57,7 +57,7 @@ const LINES_IN_FLIGHT = 8;
 
 /**
  * WCME for every lane's op at once (the "transposed" scan). Each lane of a group of S <= 32 lanes
- * owns one op; the group reads the S ops' buckets one after the other, each bucket's key line
+ * owns one op; the group reads the S ops' buckets one after the other, each bucket's 32 key words
  * cooperatively (lane L reads slots L, L + S, ...), but issues \`LINES_IN_FLIGHT\` loads before the
  * first ballot, so a group keeps that many lines in flight instead of one. The ballots then give
  * each op's owner its slot masks. (Finds do not use it: they probe lane by lane, see find.ts.)
