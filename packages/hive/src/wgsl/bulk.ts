@@ -290,11 +290,10 @@ ${entryPoint()} {
     let kb = lid / 8u;
     let kw = 4u * (lid % 8u);
     let kin = b0 + kb < params.aux0;
+    // Its 16-byte word in the slots buffer (a home's keys start on a 16-byte boundary).
+    let kq = hv_key_word(b0 + kb, kw) / 4u;
     var k4 = vec4<u32>(EMPTY);
-    if (kin) {
-      let g = hv_key_word(b0 + kb, kw);
-      k4 = slots[g / 4u];
-    }
+    if (kin) { k4 = slots[kq]; }
     var mask = 0u;
     var lock = 0u;
     var over = 0;
@@ -406,9 +405,8 @@ ${entryPoint()} {
       workgroupBarrier();
     }
     if (kin) {
-      let g = hv_key_word(b0 + kb, kw);
       let w = kb * PB + kw;
-      slots[g / 4u] = vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
+      slots[kq] = vec4<u32>(atomicLoad(&region_words[w]), atomicLoad(&region_words[w + 1u]), atomicLoad(&region_words[w + 2u]), atomicLoad(&region_words[w + 3u]));
     }
     if (edge) {
       masks[b0 + lid] = atomicLoad(&region_masks[lid]);

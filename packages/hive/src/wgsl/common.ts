@@ -108,8 +108,6 @@ fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) &
  * has room, so most finds read one 32-byte sector. The CPU twin is \`homeOf\`.
  */
 fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(HOMES)}u; }
-/** The slots of home h of a bucket, as free-mask bits. */
-fn hv_home_slots(h: u32) -> u32 { return ${'0x' + ((2 ** HOME_SLOTS - 1) >>> 0).toString(16)}u << (HOME_SLOTS * h); }
 /**
  * A bucket's lock word \`masks[lock_base + b]\`: bit 0 is the lock; the others say where its keys
  * may be, so lookups read no more than they must. All are conservative: set at every store that
@@ -165,7 +163,7 @@ fn hv_placement_bits(key: u32, b1: u32, g: u32) -> u32 {
 
 /** Key and value words of global slot g = 32 b + s (see the layout above). The CPU twins are \`keyWord\` and \`valueWord\`. */
 fn hv_kw(g: u32) -> u32 { return 2u * g - (g & (HOME_SLOTS - 1u)); }
-fn hv_vw(g: u32) -> u32 { return 2u * g - (g & (HOME_SLOTS - 1u)) + HOME_SLOTS; }
+fn hv_vw(g: u32) -> u32 { return hv_kw(g) + HOME_SLOTS; }
 /** Word of slot s's key in bucket b. */
 fn hv_key_word(b: u32, s: u32) -> u32 { return hv_kw(b * 32u + s); }
 

@@ -15,7 +15,7 @@ if (HOME_SLOTS !== 4) throw new Error('find.ts reads a home as one 16-byte word 
  * slots at home first). With its away bit set, a key absent from its home reads the next home
  * (keys and values, one sector), then the two after it, then the other four, in the order claims
  * fill a bucket (\`hv_pick_slot\`); with its far bit set, the second bucket (its home there first,
- * then the other seven), and when the stash bit is set too, the stash line. A hit read by keys
+ * then the whole bucket), and when the stash bit is set too, the stash line. A hit read by keys
  * only then reads its value word. Plain loads of read-only bindings, so nothing here is atomic and
  * the cache serves repeated lines.
  *
@@ -157,7 +157,7 @@ ${slowPath}
 /**
  * Past the home, lane by lane: with the away bit, the next home of b1 with its values (claims
  * overflow there first), then the two after it, then the other four; then, with the far bit and
- * the key not yet found, the key's home in b2 with its values, then b2's other seven homes; then
+ * the key not yet found, the key's home in b2 with its values, then all of b2 (hv_probe_line); then
  * the stash line when flagged. With the earlier layout (homes of 8 slots, keys and values in
  * separate lines), the next home alone first made hits at load 0.95 3% faster, misses the same,
  * and reading b2 only after b1 (rather than with it) made hits at 0.95 6% faster and misses 5%
@@ -188,7 +188,7 @@ const slowPath = /* wgsl */ `
         }
       }
       // With its far bit set: in b2, the key's home first too (claims there take it first), then
-      // the other seven homes.
+      // the whole bucket.
       var in2 = NONE;
       if (spilled && in1 == NONE) {
         let qe = hv_home_v4(b2, h);
@@ -200,17 +200,8 @@ const slowPath = /* wgsl */ `
           value = hv_pick4(ve, se);
           known = true;
         } else {
-          let k1 = slots_v4[hv_home_v4(b2, h + 1u)]; let k2 = slots_v4[hv_home_v4(b2, h + 2u)];
-          let k3 = slots_v4[hv_home_v4(b2, h + 3u)]; let k4 = slots_v4[hv_home_v4(b2, h + 4u)];
-          let k5 = slots_v4[hv_home_v4(b2, h + 5u)]; let k6 = slots_v4[hv_home_v4(b2, h + 6u)];
-          let k7 = slots_v4[hv_home_v4(b2, h + 7u)];
-          in2 = hv_match_pair(k1, k2, h + 1u, key);
-          let c = hv_match_pair(k3, k4, h + 3u, key);
-          let d = hv_match_pair(k5, k6, h + 5u, key);
-          let e = hv_match4(k7, key);
-          if (in2 == NONE) { in2 = c; }
-          if (in2 == NONE) { in2 = d; }
-          if (in2 == NONE && e != NONE) { in2 = HOME_SLOTS * ((h + 7u) & 7u) + e; }
+          // The whole bucket (its home again, a sector just read).
+          in2 = hv_probe_line(b2, key);
         }
       }
       if (in1 != NONE) {
