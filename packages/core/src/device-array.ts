@@ -1,4 +1,4 @@
-import { DestroyedError } from './errors';
+import { DestroyedError, InvalidArgumentError } from './errors';
 
 /** Element types a device array can hold; each element is 4 bytes. */
 export type ElementType = 'u32' | 'i32' | 'f32';
@@ -35,9 +35,9 @@ export class DeviceArray<T extends ElementType = ElementType> {
   /** Wraps a caller's buffer (not owned: `destroy()` leaves it alive). */
   static wrap<T extends ElementType>(buffer: GPUBuffer, length: number, type: T): DeviceArray<T> {
     if (!Number.isInteger(length) || length < 0)
-      throw new RangeError(`DeviceArray.wrap: length must be a non-negative integer, got ${length}`);
+      throw new InvalidArgumentError(`DeviceArray.wrap: length must be a non-negative integer, got ${length}`);
     if (length * ELEMENT_BYTES > buffer.size) {
-      throw new RangeError(
+      throw new InvalidArgumentError(
         `DeviceArray.wrap: ${length} ${type} elements need ${length * ELEMENT_BYTES} bytes but the buffer has ${buffer.size}`,
       );
     }

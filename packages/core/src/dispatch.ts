@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from './errors';
 /**
  * Workgroup grids that never exceed the per-dimension limit (65,535 on every device today).
  * Kernels read their linear workgroup index as `wid.y * nwg.x + wid.x` (see @gpuhash/kernels'
@@ -18,10 +19,10 @@ export function dispatchGrid(
   maxWorkgroups = Number.POSITIVE_INFINITY,
 ): Grid {
   if (!Number.isInteger(invocations) || invocations < 0) {
-    throw new RangeError(`dispatchGrid: invocations must be a non-negative integer, got ${invocations}`);
+    throw new InvalidArgumentError(`dispatchGrid: invocations must be a non-negative integer, got ${invocations}`);
   }
   if (!Number.isInteger(workgroupSize) || workgroupSize < 1) {
-    throw new RangeError(`dispatchGrid: workgroupSize must be a positive integer, got ${workgroupSize}`);
+    throw new InvalidArgumentError(`dispatchGrid: workgroupSize must be a positive integer, got ${workgroupSize}`);
   }
   const wanted = Math.max(1, Math.min(Math.ceil(invocations / workgroupSize), maxWorkgroups));
   const x = Math.min(wanted, maxPerDimension);

@@ -1,6 +1,7 @@
 /**
  * Typed errors. Every message says what went wrong and what to do about it; `code` is stable
- * for programs that branch on the kind of failure.
+ * for programs that branch on the kind of failure, and `name` is written out per class (a
+ * minifier renames classes, so it is never taken from the constructor).
  */
 export type GpuhashErrorCode =
   | 'GPU_UNAVAILABLE'
@@ -9,14 +10,19 @@ export type GpuhashErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'DESTROYED'
   | 'DEVICE_LOST'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_OP'
+  | 'RESERVED_KEY'
+  | 'TABLE_BUSY'
+  | 'CAPACITY'
+  | 'INTERNAL';
 
 export class GpuhashError extends Error {
   readonly code: GpuhashErrorCode;
   constructor(code: GpuhashErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
+    this.name = 'GpuhashError';
   }
 }
 
@@ -24,6 +30,7 @@ export class GpuhashError extends Error {
 export class GpuUnavailableError extends GpuhashError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('GPU_UNAVAILABLE', message, options);
+    this.name = 'GpuUnavailableError';
   }
 }
 
@@ -32,6 +39,7 @@ export class GpuValidationError extends GpuhashError {
   readonly operation: string;
   constructor(operation: string, gpuMessage: string) {
     super('VALIDATION', `${operation}: WebGPU validation failed: ${gpuMessage}`);
+    this.name = 'GpuValidationError';
     this.operation = operation;
   }
 }
@@ -44,6 +52,7 @@ export class GpuOutOfMemoryError extends GpuhashError {
       'OUT_OF_MEMORY',
       `${operation}: the GPU is out of memory (${gpuMessage}). Free other tables or buffers, or ask for a smaller capacity.`,
     );
+    this.name = 'GpuOutOfMemoryError';
     this.operation = operation;
   }
 }
@@ -55,6 +64,7 @@ export class LimitExceededError extends GpuhashError {
   readonly maximum: number;
   constructor(what: string, limit: string, requested: number, maximum: number, advice: string) {
     super('LIMIT_EXCEEDED', `${what} needs ${requested} but the device's ${limit} is ${maximum}. ${advice}`);
+    this.name = 'LimitExceededError';
     this.limit = limit;
     this.requested = requested;
     this.maximum = maximum;
@@ -65,6 +75,7 @@ export class LimitExceededError extends GpuhashError {
 export class DestroyedError extends GpuhashError {
   constructor(what: string) {
     super('DESTROYED', `${what} was destroyed; create a new one to continue.`);
+    this.name = 'DestroyedError';
   }
 }
 
@@ -76,13 +87,100 @@ export class DeviceLostError extends GpuhashError {
       'DEVICE_LOST',
       `the GPU device was lost (${reason}${message ? `: ${message}` : ''}); its tables and buffers are gone. Call requestGpu() again and rebuild them.`,
     );
+    this.name = 'DeviceLostError';
     this.reason = reason;
   }
 }
 
-/** An argument is malformed (a length mismatch, a wrong element type, a non-integer size). */
+/** An argument is malformed (a length mismatch, a wrong element type, a non-integer size, an unknown option). */
 export class InvalidArgumentError extends GpuhashError {
   constructor(message: string) {
     super('INVALID_ARGUMENT', message);
+    this.name = 'InvalidArgumentError';
   }
+}
+
+/** A mixed batch holds an op code other than 0 insert, 1 insertOrAssign, 2 find, 3 erase. */
+export class InvalidOpError extends GpuhashError {
+  /** Batch index of the first bad op code, and the code found there. */
+  readonly index: number;
+  readonly op: number;
+  constructor(operation: string, index: number, op: number, applied: 'none' | 'others') {
+    super(
+      'INVALID_OP',
+      `${operation}: op ${String(op)} at index ${index} is not an op code (0 insert, 1 insertOrAssign, 2 find, 3 erase); ${
+        applied === 'none' ? 'nothing in this batch was applied' : 'that entry was skipped, the others were applied'
+      }.`,
+    );
+    this.name = 'InvalidOpError';
+    this.index = index;
+    this.op = op;
+  }
+}
+
+/**
+ * A batch holds keys that the table reserves as slot markers (empty, tombstone, ...). Host
+ * batches are checked before anything runs (`applied: 'none'`); device-resident batches are
+ * checked on the GPU, which applies the other entries (`applied: 'others'`, and `partial` says
+ * what they did).
+ */
+export class ReservedKeyError extends GpuhashError {
+  /** Batch indices of the reserved keys, smallest first (all of them, or as many as the failed list kept). */
+  readonly indices: Uint32Array;
+  readonly firstIndex: number;
+  readonly applied: 'none' | 'others';
+  /** What the rest of a device batch did (an insert's or apply's result, an erase's count). */
+  readonly partial: unknown;
+  constructor(operation: string, indices: Uint32Array, markers: string, applied: 'none' | 'others', partial?: unknown) {
+    const first = indices[0] ?? -1;
+    const more = indices.length > 1 ? ` (and ${indices.length - 1} more)` : '';
+    super(
+      'RESERVED_KEY',
+      `${operation}: the key at index ${first}${more} is reserved (the table's ${markers} markers); ${
+        applied === 'none'
+          ? 'nothing in this batch was applied. Map it to another key before inserting.'
+          : 'it was skipped, the other entries were applied.'
+      }`,
+    );
+    this.name = 'ReservedKeyError';
+    this.indices = indices;
+    this.firstIndex = first;
+    this.applied = applied;
+    this.partial = partial;
+  }
+}
+
+/**
+ * A device-side encode was called on a table while one of its host operations is pending: the
+ * host operation may reallocate the table under the encoded passes. Await it first.
+ */
+export class TableBusyError extends GpuhashError {
+  constructor(what: string, operation: string) {
+    super(
+      'TABLE_BUSY',
+      `${what}: ${operation} was called while a host operation on the table is pending (it may grow or rebuild the table under the encoded passes). Await the pending operation (or table.sync()) first, then encode.`,
+    );
+    this.name = 'TableBusyError';
+  }
+}
+
+/** No capacity the table can reach holds the keys (within its probe or eviction bounds and the device's limits). */
+export class CapacityError extends GpuhashError {
+  constructor(message: string) {
+    super('CAPACITY', message);
+    this.name = 'CapacityError';
+  }
+}
+
+/** An internal invariant broke: a gpuhash bug. Please report it with the message. */
+export class InternalError extends GpuhashError {
+  constructor(message: string) {
+    super('INTERNAL', `${message}; this is a gpuhash bug, please report it.`);
+    this.name = 'InternalError';
+  }
+}
+
+/** Throws InvalidArgumentError(`${where}: ${message}`) unless `condition` holds: a precondition in one line. */
+export function expectArg(condition: unknown, where: string, message: string): asserts condition {
+  if (!condition) throw new InvalidArgumentError(`${where}: ${message}`);
 }

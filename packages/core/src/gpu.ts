@@ -186,8 +186,9 @@ export class Gpu {
       }
     }
     if (this.lostError && !(failure instanceof GpuhashError && failure.code !== 'DEVICE_LOST')) throw this.lostError;
-    if (validation) throw new GpuValidationError(operation, validation.message);
+    // Out of memory first: the buffer that could not be had then fails validation wherever it is used.
     if (oom) throw new GpuOutOfMemoryError(operation, oom.message);
+    if (validation) throw new GpuValidationError(operation, validation.message);
     if (failed) throw failure;
     return result as T;
   }

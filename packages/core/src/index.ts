@@ -5,27 +5,30 @@ export type { ElementType, HostArrayOf } from './device-array';
 export { DeviceArray, ELEMENT_BYTES, elementTypeOf, hostArrayType } from './device-array';
 export type { Grid } from './dispatch';
 export { dispatchGrid } from './dispatch';
+export * from './dictionary';
 export type { GpuhashErrorCode } from './errors';
 export {
+  CapacityError,
   DestroyedError,
   DeviceLostError,
+  expectArg,
   GpuhashError,
   GpuOutOfMemoryError,
   GpuUnavailableError,
   GpuValidationError,
+  InternalError,
   InvalidArgumentError,
+  InvalidOpError,
   LimitExceededError,
+  ReservedKeyError,
+  TableBusyError,
 } from './errors';
 export type { GpuInit, SubgroupInfo } from './gpu';
 export { Gpu } from './gpu';
 export type { Binding, DispatchOptions, Kernel } from './kernel';
-export type { OpCode } from './ops';
-export { Op } from './ops';
 export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';
-export { assertNoReservedKeys } from './reserved-keys';
-export type { DeviceFindResult, FindResult } from './results';
 export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
 export type { PassTime, TimingResult } from './timing';

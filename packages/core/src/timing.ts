@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from './errors';
 import type { Gpu } from './gpu';
 import { BufferUsage, MapMode } from './usage';
 
@@ -58,7 +59,7 @@ export class GpuTimer {
       return undefined;
     }
     if (this.labels.length >= this.maxPasses)
-      throw new RangeError(`GpuTimer: more than ${this.maxPasses} passes timed; create the timer with a larger maxPasses`);
+      throw new InvalidArgumentError(`GpuTimer: more than ${this.maxPasses} passes timed; create the timer with a larger maxPasses`);
     const i = this.labels.length;
     this.labels.push(label);
     return { querySet: this.querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 };

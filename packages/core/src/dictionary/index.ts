@@ -1,0 +1,33 @@
+export type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
+export type { FailureReport } from './failures';
+export { decodeFailures, FailureFlag, FailureList, mergeFailures, NO_FAILURES } from './failures';
+export type { KeySpec } from './keys';
+export { checkValues, hostKeyWords, keyCount, reservedIndices, reservedKeys, u32KeySpec, u64KeySpec } from './keys';
+export type { OpCode } from './ops';
+export { describeValue, MAX_OP, Op, validateOps } from './ops';
+export type { DictionaryDefaults, ResolvedDictionaryOptions } from './options';
+export { integerIn, oneOf, positiveInteger, resolveDictionaryOptions } from './options';
+export { ScratchArena } from './scratch';
+export { DictionaryTable } from './table';
+export type {
+  ApplyBatch,
+  ApplyResult,
+  BulkInsertMode,
+  DeviceApplyBatch,
+  DeviceApplyResult,
+  DeviceDictionary,
+  DeviceFindResult,
+  Dictionary,
+  DictionaryCapability,
+  DictionaryOptions,
+  DictionaryStats,
+  EncodeInsertOptions,
+  FindResult,
+  HostKeys,
+  InsertResult,
+  KeysInput,
+  KeyType,
+  OpsInput,
+  RetrieveResult,
+  ValuesInput,
+} from './types';

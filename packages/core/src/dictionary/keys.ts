@@ -1,0 +1,106 @@
+import { DeviceArray } from '../device-array';
+import { InvalidArgumentError, ReservedKeyError } from '../errors';
+import { describeValue } from './ops';
+import type { KeysInput, KeyType } from './types';
+
+/**
+ * The host half of a table's key policy (cuCollections' sentinels): the key width and which u32
+ * values the table reserves as slot markers. u64 tables that keep slot states apart reserve none.
+ */
+export interface KeySpec<K extends KeyType = KeyType> {
+  readonly type: K;
+  readonly wordsPerKey: 1 | 2;
+  /** u32 keys from this value up are reserved; undefined when none is. */
+  readonly firstReserved: number | undefined;
+  /** The reserved values, for messages: 'empty, tombstone and busy'. */
+  readonly reservedNames: string;
+}
+
+/** u32 keys, with the values from `firstReserved` up reserved as the markers `names`. */
+export function u32KeySpec(firstReserved: number, names: string): KeySpec<'u32'> {
+  return { type: 'u32', wordsPerKey: 1, firstReserved, reservedNames: names };
+}
+
+/** u64 keys (two words, low first), none reserved. */
+export function u64KeySpec(): KeySpec<'u64'> {
+  return { type: 'u64', wordsPerKey: 2, firstReserved: undefined, reservedNames: 'no' };
+}
+
+/** Every reserved u32 key of a spec, smallest first. */
+export function reservedKeys(spec: KeySpec): number[] {
+  const out: number[] = [];
+  if (spec.firstReserved !== undefined) for (let k = spec.firstReserved; k <= 0xffffffff; k++) out.push(k);
+  return out;
+}
+
+/** Batch indices of the reserved keys in u32 key words (all of them, in order). */
+export function reservedIndices(spec: KeySpec, words: Uint32Array): Uint32Array {
+  const first = spec.firstReserved;
+  if (first === undefined || spec.wordsPerKey !== 1) return new Uint32Array(0);
+  let count = 0;
+  for (let i = 0; i < words.length; i++) if ((words[i] as number) >= first) count++;
+  if (count === 0) return new Uint32Array(0);
+  const out = new Uint32Array(count);
+  let o = 0;
+  for (let i = 0; i < words.length; i++) if ((words[i] as number) >= first) out[o++] = i;
+  return out;
+}
+
+/**
+ * Host keys as the u32 words the kernels read (u64: low, high pairs), checked: the array type, the
+ * word count, and no reserved key (a refused batch changes nothing).
+ */
+export function hostKeyWords<K extends KeyType>(spec: KeySpec<K>, keys: unknown, where: string): Uint32Array {
+  if (keys instanceof BigUint64Array) {
+    if (spec.type !== 'u64') throw new InvalidArgumentError(`${where}: this table has u32 keys; a BigUint64Array needs keyType 'u64'`);
+    const words = new Uint32Array(keys.length * 2);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as bigint;
+      words[2 * i] = Number(k & 0xffffffffn);
+      words[2 * i + 1] = Number(k >> 32n);
+    }
+    return words;
+  }
+  if (!(keys instanceof Uint32Array)) {
+    const accepted = spec.type === 'u64' ? 'a BigUint64Array, a Uint32Array of (low, high) pairs' : 'a Uint32Array';
+    throw new InvalidArgumentError(`${where}: keys must be ${accepted} or a DeviceArray<'u32'>, got ${describeValue(keys)}`);
+  }
+  if (spec.wordsPerKey === 2 && keys.length % 2 !== 0) {
+    throw new InvalidArgumentError(`${where}: u64 keys as a Uint32Array need (low, high) word pairs, but it has ${keys.length} words`);
+  }
+  const reserved = reservedIndices(spec, keys);
+  if (reserved.length > 0) throw new ReservedKeyError(where, reserved, spec.reservedNames, 'none');
+  return keys;
+}
+
+/** Checks a device key array (u32, whole keys) and returns its key count. */
+export function deviceKeyCount(spec: KeySpec, keys: DeviceArray, where: string): number {
+  if (keys.type !== 'u32') throw new InvalidArgumentError(`${where}: device keys must be a DeviceArray<'u32'>, got <'${keys.type}'>`);
+  if (keys.length % spec.wordsPerKey !== 0) {
+    throw new InvalidArgumentError(`${where}: u64 keys on the device need two words each, but the array has ${keys.length}`);
+  }
+  return keys.length / spec.wordsPerKey;
+}
+
+/** The number of keys in a batch, host or device (checking it as above). */
+export function keyCount<K extends KeyType>(spec: KeySpec<K>, keys: KeysInput<K>, where: string): number {
+  if (keys instanceof DeviceArray) return deviceKeyCount(spec, keys, where);
+  return hostKeyWords(spec, keys, where).length / spec.wordsPerKey;
+}
+
+/**
+ * Checks a values argument: a Uint32Array or a DeviceArray<'u32'> of `n` entries. Other typed
+ * arrays are refused rather than reinterpreted.
+ */
+export function checkValues(values: unknown, n: number, where: string): void {
+  if (values instanceof DeviceArray) {
+    if (values.type !== 'u32') throw new InvalidArgumentError(`${where}: device values must be a DeviceArray<'u32'>, got <'${values.type}'>`);
+  } else if (!(values instanceof Uint32Array)) {
+    const hint =
+      values instanceof Float32Array || values instanceof Int32Array
+        ? ` (to store its bits, pass new Uint32Array(values.buffer, values.byteOffset, values.length))`
+        : '';
+    throw new InvalidArgumentError(`${where}: values must be a Uint32Array or a DeviceArray<'u32'>, got ${describeValue(values)}${hint}`);
+  }
+  if (values.length !== n) throw new InvalidArgumentError(`${where}: keys has ${n} entries but values has ${values.length}`);
+}
