@@ -1,4 +1,4 @@
-import type { DeviceArray, Gpu } from '@gpuhash/core';
+import { type DeviceArray, type Gpu, ReservedKeyError } from '@gpuhash/core';
 import { check, universe } from './keys';
 import type { Rng } from './rng';
 
@@ -21,7 +21,7 @@ export async function thrown(call: () => Promise<unknown>): Promise<unknown> {
 
 /**
  * The reserved-key contract every table shares, on an empty table:
- * - a host batch holding a reserved key is refused whole with a RangeError naming its index, by
+ * - a host batch holding a reserved key is refused whole with a ReservedKeyError naming its index, by
  *   insert and find, and the table stays empty;
  * - a device batch (validated on the GPU) applies its other keys and then throws, naming index 7.
  * Leaves the device batch's 29 keys in the table; returns their device arrays (the caller
@@ -39,10 +39,13 @@ export async function expectReservedKeysRefused(
     const at = rng.below(20);
     keys[at] = reserved;
     const error = await thrown(() => table.insert(keys, new Uint32Array(20)));
-    check(error instanceof RangeError, `reserved 0x${reserved.toString(16)}: no RangeError`);
+    check(
+      error instanceof ReservedKeyError && error.code === 'RESERVED_KEY' && error.applied === 'none' && error.firstIndex === at,
+      `reserved 0x${reserved.toString(16)}: no ReservedKeyError naming index ${at}: ${error}`,
+    );
     check(String((error as Error).message).includes(`index ${at}`), `message does not name index ${at}: ${(error as Error).message}`);
     check(table.size === 0, 'a refused batch changed the table');
-    check((await thrown(() => table.find(keys))) instanceof RangeError, 'find accepted a reserved key');
+    check((await thrown(() => table.find(keys))) instanceof ReservedKeyError, 'find accepted a reserved key');
     await hostChecks?.(keys);
   }
   // Device-resident input is validated on the GPU: the others are applied, the error names the index.
@@ -51,7 +54,10 @@ export async function expectReservedKeysRefused(
   const dk = gpu.upload(keys);
   const dv = gpu.upload(new Uint32Array(30).fill(5));
   const deviceError = await thrown(() => table.insert(dk, dv));
-  check(deviceError instanceof RangeError && String(deviceError.message).includes('index 7'), `device batch: ${deviceError}`);
+  check(
+    deviceError instanceof ReservedKeyError && deviceError.applied === 'others' && deviceError.firstIndex === 7,
+    `device batch: ${deviceError}`,
+  );
   check(table.size === 29, `device batch applied ${table.size} keys, expected 29`);
   return { keys: dk, values: dv };
 }

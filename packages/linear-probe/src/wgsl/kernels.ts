@@ -110,7 +110,10 @@ export function findKernel(L: KeyLayout): Kernel {
 @group(0) @binding(4) var<storage, read_write> out_found: array<u32>;
 ${entry} {
   ${gridLoop} {
-    let r = lp_find(${L.readKey('i')});
+    let key = ${L.readKey('i')};
+    // A reserved key is never stored: it would match an empty or erased slot's marker.
+    var r = vec2<u32>(0u, 0u);
+    if (!${L.isReserved('key')}) { r = lp_find(key); }
     out_values[i] = r.x;
     out_found[i] = r.y;
   }

@@ -16,10 +16,11 @@ const EXISTED: u32 = 1u;
 const FAILED: u32 = 2u;
 const INSERTED_IN_TOMB: u32 = 3u;
 
-// n: batch size; mask: capacity - 1; max_probes: the probe bound; aux: per-kernel (old mask in rehash).
-struct Params { n: u32, mask: u32, max_probes: u32, aux: u32 }
+// n: batch size; mask: capacity - 1; max_probes: the probe bound; aux: per-kernel; seed: the hash
+// seed (0 until a rebuild draws a new one to break up colliding keys).
+struct Params { n: u32, mask: u32, max_probes: u32, aux: u32, seed: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 
-fn lp_home(key: u32) -> u32 { return hash_fmix32(key) & params.mask; }
+fn lp_home(key: u32) -> u32 { return hash_fmix32(key ^ params.seed) & params.mask; }
 
 // The read-only view of a slot: (key, value).
 fn slot_is_live(s: vec2<u32>) -> bool { return s.x < BUSY; }

@@ -24,9 +24,10 @@ const EXISTED: u32 = 1u;
 const FAILED: u32 = 2u;
 const INSERTED_IN_TOMB: u32 = 3u;
 
-struct Params { n: u32, mask: u32, max_probes: u32, aux: u32 }
+// As the u32 layout's; the seed is folded into the key's low word (fmix64 stays a bijection).
+struct Params { n: u32, mask: u32, max_probes: u32, aux: u32, seed: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 
-fn lp_hash(key: Key) -> u32 { return hash_fmix64_u32(key); }
+fn lp_hash(key: Key) -> u32 { return hash_fmix64_u32(vec2<u32>(key.x ^ params.seed, key.y)); }
 fn lp_home(key: Key) -> u32 { return lp_hash(key) & params.mask; }
 // Pending tag of a key: an even number >= 2; its ready tag is one more.
 fn lp_pending_tag(key: Key) -> u32 { return ((hash_fmix32(lp_hash(key) ^ 0x9e3779b9u) >> 1u) | 1u) << 1u; }

@@ -1,0 +1,398 @@
+import {
+  BufferUsage,
+  CapacityError,
+  type DictionaryEngine,
+  type EncodeInsertOptions,
+  encodeExclusiveScan,
+  type FailureReport,
+  FailureList,
+  type Gpu,
+  type Kernel,
+  type KeySpec,
+  type KeyType,
+  LimitExceededError,
+  ScratchArena,
+  type StagedApply,
+  type StagedBatch,
+  u32KeySpec,
+  u64KeySpec,
+} from '@gpuhash/core';
+import { BUSY_KEY } from './sentinels';
+import type { LinearProbeInsertOptions } from './types';
+import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
+import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, spillInsertKernel } from './wgsl/kernels';
+import type { KeyLayout } from './wgsl/layout';
+import { u32Layout } from './wgsl/layout-u32';
+import { u64Layout } from './wgsl/layout-u64';
+
+export const MIN_CAPACITY = 64;
+/**
+ * Kernels that tally (insert, erase, apply, rehash) flush one global atomic per workgroup; capping
+ * the grid (the kernels grid-stride) keeps that to a few thousand atomics however large the batch.
+ */
+const TALLY_WORKGROUPS = 16_384;
+/** Words of the Params uniform (layout-u32.ts / layout-u64.ts). */
+const PARAM_WORDS = 8;
+
+export function nextPow2(n: number): number {
+  let c = MIN_CAPACITY;
+  while (c < n) c *= 2;
+  return c;
+}
+
+export interface LinearProbeSettings {
+  keyType: KeyType;
+  maxLoadFactor: number;
+  growth: boolean;
+  maxProbes: number;
+  bulkInsert: 'auto' | 'always' | 'never';
+}
+
+/**
+ * The linear-probing table's storage and kernels behind the dictionary contract: one slots buffer
+ * (u32 keys: key, value; u64 keys: tag, lo, hi, value), device counters (live keys, tombstones),
+ * a failed list, and growth by rebuilding into a larger table (or, for colliding keys, the same
+ * size with a new hash seed).
+ */
+export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K> {
+  readonly keySpec: KeySpec<K>;
+  readonly scratch: ScratchArena;
+  readonly layout: KeyLayout;
+  private slots: GPUBuffer;
+  private readonly counters: GPUBuffer;
+  private readonly failures: FailureList;
+  capacity: number;
+  size = 0;
+  tombstones = 0;
+  rehashes = 0;
+  /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
+  seed = 0;
+
+  constructor(
+    private readonly gpu: Gpu,
+    capacity: number,
+    readonly settings: LinearProbeSettings,
+  ) {
+    this.layout = settings.keyType === 'u64' ? u64Layout : u32Layout;
+    this.keySpec = (settings.keyType === 'u64' ? u64KeySpec() : u32KeySpec(BUSY_KEY, 'empty, tombstone and busy')) as KeySpec<K>;
+    this.scratch = new ScratchArena(gpu, 'linear-probe');
+    this.capacity = capacity;
+    this.slots = this.allocateSlots(capacity);
+    this.counters = gpu.createBuffer(16, 'linear-probe.counters');
+    this.failures = new FailureList(this.scratch);
+  }
+
+  get growth(): boolean {
+    return this.settings.growth;
+  }
+
+  /** The probe bound in force (the option, capped at the capacity). */
+  get maxProbes(): number {
+    return Math.min(this.settings.maxProbes, this.capacity);
+  }
+
+  get slotsBuffer(): GPUBuffer {
+    return this.slots;
+  }
+
+  // ---- device-side API -----------------------------------------------------------------------
+
+  encodeClear(encoder: GPUCommandEncoder): void {
+    this.gpu.encodeFill(encoder, this.slots, this.layout.emptyWord, this.layout.wordsPerSlot * this.capacity);
+    encoder.clearBuffer(this.counters);
+    this.size = 0;
+    this.tombstones = 0;
+  }
+
+  /** Large batches into u32 tables without tombstones take the partitioned bulk path (wgsl/bulk.ts). */
+  encodeInsert(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    options: EncodeInsertOptions & LinearProbeInsertOptions = {},
+  ): 'bulk' | 'atomic' {
+    this.failures.encodeReset(encoder, n);
+    const assign = options.assign ?? false;
+    if (this.useBulk(n, options.bulk ?? this.settings.bulkInsert)) {
+      this.encodeBulkInsert(encoder, keys, values, n, assign, options.timestampWrites);
+      return 'bulk';
+    }
+    const kernel = insertKernel(this.layout, { assign, reuseTombs: this.tombstones > 0, blindCas: options.blindCas });
+    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failures.buffer], {
+      maxWorkgroups: TALLY_WORKGROUPS,
+      timestampWrites: options.timestampWrites,
+    });
+    return 'atomic';
+  }
+
+  encodeFind(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    n: number,
+    outValues: GPUBuffer,
+    outFound: GPUBuffer,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    this.dispatch(encoder, findKernel(this.layout), n, [this.slots, keys, outValues, outFound], { timestampWrites });
+  }
+
+  encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
+    this.failures.encodeReset(encoder, n);
+    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failures.buffer], {
+      maxWorkgroups: TALLY_WORKGROUPS,
+      timestampWrites,
+    });
+  }
+
+  encodeApply(
+    encoder: GPUCommandEncoder,
+    ops: GPUBuffer,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    out: GPUBuffer,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    this.failures.encodeReset(encoder, n);
+    this.dispatch(encoder, applyKernel(this.layout), n, [this.slots, ops, keys, values, out, this.counters, this.failures.buffer], {
+      maxWorkgroups: TALLY_WORKGROUPS,
+      timestampWrites,
+    });
+  }
+
+  encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void {
+    this.dispatch(encoder, retrieveKernel(this.layout), this.capacity, [this.slots, outKeys, outValues, cursor], { maxWorkgroups: 4096 });
+  }
+
+  reserveBatch(n: number): void {
+    this.failures.reserve(n);
+    if (this.useBulk(n, this.settings.bulkInsert)) this.bulkScratch(n);
+  }
+
+  // ---- host-operation steps ------------------------------------------------------------------
+
+  async refresh(): Promise<FailureReport> {
+    const { words, failures } = await this.readReport(this.counters);
+    this.size = words[0] as number;
+    this.tombstones = words[1] as number;
+    return failures;
+  }
+
+  async insertBatch(batch: StagedBatch, assign: boolean): Promise<FailureReport> {
+    const encoder = this.gpu.device.createCommandEncoder();
+    const path = this.encodeInsert(encoder, batch.keys, batch.values as GPUBuffer, batch.n, { assign });
+    this.gpu.submit([encoder.finish()]);
+    const report = await this.refresh();
+    if (path === 'atomic' || report.failed.length === 0) return report;
+    // The bulk path reports pair positions, not batch indices: the (idempotent) batch runs again on
+    // the atomic path, which names the batch indices of the keys that still do not fit.
+    const again = this.gpu.device.createCommandEncoder();
+    this.encodeInsert(again, batch.keys, batch.values as GPUBuffer, batch.n, { assign, bulk: 'never' });
+    this.gpu.submit([again.finish()]);
+    return this.refresh();
+  }
+
+  async applyBatch(batch: StagedApply, out: GPUBuffer): Promise<FailureReport> {
+    const encoder = this.gpu.device.createCommandEncoder();
+    this.encodeApply(encoder, batch.ops, batch.keys, batch.values, batch.n, out);
+    this.gpu.submit([encoder.finish()]);
+    return this.refresh();
+  }
+
+  /**
+   * Keys that found no slot within the probe bound. While the load leaves room, they collide (a
+   * cluster longer than maxProbes): the table is rebuilt at its size with a new hash seed, which
+   * scatters keys chosen to collide. Otherwise it doubles. The batch then runs again.
+   */
+  async afterInsertFailures(report: FailureReport, attempt: number): Promise<'retry' | 'report'> {
+    if (!this.growth || attempt >= 40) return 'report';
+    const roomy = this.size + this.tombstones + report.failed.length <= this.settings.maxLoadFactor * this.capacity;
+    try {
+      await this.rebuild(roomy && attempt % 2 === 0 ? this.capacity : this.capacity * 2, true);
+    } catch (error) {
+      // At the device's storage limit the keys that do not fit are reported, never dropped.
+      if (error instanceof LimitExceededError || error instanceof CapacityError) return 'report';
+      throw error;
+    }
+    return 'retry';
+  }
+
+  fits(incoming: number): boolean {
+    return this.size + this.tombstones + incoming <= this.settings.maxLoadFactor * this.capacity;
+  }
+
+  /**
+   * Before a batch of up to `incoming` new keys: when keys plus tombstones would pass the load
+   * limit, rebuild, growing only if the live keys need it (a rebuild at the same size just drops
+   * the tombstones that erases and mixed batches leave behind).
+   */
+  async makeRoom(incoming: number): Promise<void> {
+    if (this.fits(incoming)) return;
+    const limit = this.settings.maxLoadFactor * this.capacity;
+    const needed = this.size + incoming;
+    const target = needed <= limit ? this.capacity : Math.max(this.capacity * 2, nextPow2(Math.ceil(needed / this.settings.maxLoadFactor)));
+    await this.rebuild(target, false);
+  }
+
+  async afterErase(): Promise<void> {}
+
+  /**
+   * Moves every live pair into a new table of `capacity` slots (or more: a target where some key
+   * finds no slot within the probe bound doubles), dropping tombstones; `reseed` draws a new hash
+   * seed. The old table stays intact until the new one holds every key.
+   */
+  async rebuild(capacity: number, reseed: boolean): Promise<void> {
+    const seed = reseed ? nextSeed(this.seed, this.rehashes) : this.seed;
+    for (let target = capacity; ; target *= 2) {
+      const slots = this.allocateSlots(target);
+      // The new table counts into its own counters, so a failed attempt leaves this one intact.
+      const counters = this.gpu.pool.acquire(16, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.rehash.counters');
+      const encoder = this.gpu.device.createCommandEncoder();
+      this.gpu.encodeFill(encoder, slots, this.layout.emptyWord, this.layout.wordsPerSlot * target);
+      encoder.clearBuffer(counters, 0, 16);
+      // Only the count matters here: the list keeps what indices fit.
+      this.failures.encodeReset(encoder, 0);
+      const params = this.gpu.uniforms(this.params(this.capacity, target - 1, Math.min(this.settings.maxProbes, target), seed));
+      this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), {
+        bindings: [params, slots, this.slots, counters, this.failures.buffer],
+        invocations: this.capacity,
+        maxWorkgroups: TALLY_WORKGROUPS,
+      });
+      this.gpu.pool.release(params);
+      this.gpu.submit([encoder.finish()]);
+      const { words, failures } = await this.readReport(counters, false);
+      if (failures.count === 0) {
+        const commit = this.gpu.device.createCommandEncoder();
+        commit.copyBufferToBuffer(counters, 0, this.counters, 0, 16);
+        this.gpu.submit([commit.finish()]);
+        this.gpu.pool.release(counters);
+        this.slots.destroy();
+        this.slots = slots;
+        this.capacity = target;
+        this.seed = seed;
+        this.size = words[0] as number;
+        this.tombstones = 0;
+        this.rehashes++;
+        return;
+      }
+      this.gpu.pool.release(counters);
+      slots.destroy();
+      // Some key had no room within the probe bound: a larger table (allocateSlots throws
+      // LimitExceededError past the device's limits).
+      if (target >= 2 ** 31)
+        throw new CapacityError(`linear-probe: no capacity holds these keys within maxProbes (${this.settings.maxProbes}); raise maxProbes`);
+    }
+  }
+
+  destroy(): void {
+    this.slots.destroy();
+    this.counters.destroy();
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private useBulk(n: number, mode: 'auto' | 'always' | 'never'): boolean {
+    if (mode === 'never' || this.layout.name !== 'u32' || this.tombstones > 0) return false;
+    if (this.capacity < 4 * REGION_SLOTS || n === 0) return false;
+    // Two u32 arrays of REGION_SLOTS words in workgroup memory.
+    if (this.gpu.limits.maxComputeWorkgroupStorageSize < 8 * REGION_SLOTS + 64) return false;
+    if (mode === 'always') return true;
+    // On a software adapter workgroup memory is no faster than the rest: the atomic path wins.
+    if (this.gpu.isSoftware) return false;
+    // Each touched region costs a load and a store of its slots: worth it from about 256 keys per
+    // region. Above load 0.8 the spilled keys, placed last, end up with the longest displacements,
+    // which slows lookups (measured on an H200: find-hit -16% at load 0.9), so 'auto' stops there.
+    return n >= 1 << 15 && n * 8 >= this.capacity && this.size + n <= 0.8 * this.capacity;
+  }
+
+  private bulkScratch(n: number): { pairs: GPUBuffer; spill: GPUBuffer; counts: GPUBuffer; cursors: GPUBuffer; regions: number } {
+    const regions = this.capacity / REGION_SLOTS;
+    return {
+      pairs: this.scratch.get('bulk.pairs', n * 8),
+      spill: this.scratch.get('bulk.spill', (n + 1) * 4),
+      counts: this.scratch.get('bulk.counts', regions * 4),
+      cursors: this.scratch.get('bulk.cursors', regions * 4),
+      regions,
+    };
+  }
+
+  private encodeBulkInsert(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const b = this.bulkScratch(n);
+    // The timing spans the first pass's start to the last pass's end.
+    const first = timestampWrites && { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex };
+    const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
+    encoder.clearBuffer(b.counts, 0, b.regions * 4);
+    encoder.clearBuffer(b.spill, 0, 4);
+    this.dispatch(encoder, bulkCountKernel(), n, [keys, b.counts], { timestampWrites: first });
+    encodeExclusiveScan(this.gpu, encoder, b.counts, b.cursors, b.regions);
+    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, b.cursors, b.pairs, this.failures.buffer]);
+    this.dispatch(encoder, bulkBuildKernel(assign), b.regions, [this.slots, b.pairs, b.cursors, this.counters, b.spill], {
+      invocations: b.regions * 256,
+    });
+    this.dispatch(
+      encoder,
+      spillInsertKernel(this.layout, assign),
+      0,
+      [this.slots, b.pairs, b.spill, this.counters, this.failures.buffer],
+      { invocations: 1024 * 256, timestampWrites: last },
+    );
+  }
+
+  private params(n: number, mask: number, maxProbes: number, seed: number): Uint32Array {
+    const words = new Uint32Array(PARAM_WORDS);
+    words.set([n, mask, maxProbes, 0, seed]);
+    return words;
+  }
+
+  /** One pass: params.n = n, over `invocations` (default n) invocations. */
+  private dispatch(
+    encoder: GPUCommandEncoder,
+    kernel: Kernel,
+    n: number,
+    buffers: GPUBuffer[],
+    options: { invocations?: number; maxWorkgroups?: number; timestampWrites?: GPUComputePassTimestampWrites } = {},
+  ): void {
+    const params = this.gpu.uniforms(this.params(n, this.capacity - 1, this.maxProbes, this.seed));
+    this.gpu.encodeDispatch(
+      encoder,
+      kernel,
+      { bindings: [params, ...buffers], invocations: options.invocations ?? n, maxWorkgroups: options.maxWorkgroups },
+      options.timestampWrites,
+    );
+    this.gpu.pool.release(params);
+  }
+
+  private allocateSlots(capacity: number): GPUBuffer {
+    return this.gpu.createBuffer(capacity * this.layout.wordsPerSlot * 4, `linear-probe.slots (${capacity} ${this.layout.name} slots)`);
+  }
+
+  /** Reads a counters buffer (size, tombstones) and the failed list in one round trip. */
+  private async readReport(counters: GPUBuffer, withIndices = true): Promise<{ words: Uint32Array; failures: FailureReport }> {
+    const report = this.gpu.pool.acquire(32, BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.report');
+    const encoder = this.gpu.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(counters, 0, report, 0, 16);
+    encoder.copyBufferToBuffer(this.failures.buffer, 0, report, 16, 4);
+    this.gpu.submit([encoder.finish()]);
+    const words = new Uint32Array(await this.gpu.readBytes(report, 0, 20));
+    this.gpu.pool.release(report);
+    const count = words[4] as number;
+    const failures = withIndices ? await this.failures.read(this.gpu, count) : { ...(await this.failures.read(this.gpu, 0)), count };
+    return { words, failures };
+  }
+}
+
+/** The next hash seed: a fixed sequence (runs are reproducible), never 0 after a reseed. */
+function nextSeed(seed: number, salt: number): number {
+  let h = (seed ^ Math.imul(salt + 1, 0x9e3779b9)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0 || 1;
+}
