@@ -3,9 +3,9 @@ export { findSwiftShaderIcd, SWIFTSHADER_ICD_PATHS } from './adapter-node';
 export { BufferPool } from './buffer-pool';
 export type { ElementType, HostArrayOf } from './device-array';
 export { DeviceArray, ELEMENT_BYTES, elementTypeOf, hostArrayType } from './device-array';
+export * from './dictionary';
 export type { Grid } from './dispatch';
 export { dispatchGrid } from './dispatch';
-export * from './dictionary';
 export type { GpuhashErrorCode } from './errors';
 export {
   CapacityError,

@@ -1,4 +1,18 @@
-export type { OpCode } from '@gpuhash/core';
+export type {
+  ApplyBatch,
+  ApplyResult,
+  DeviceApplyBatch,
+  DeviceApplyResult,
+  DeviceFindResult,
+  Dictionary,
+  FindResult,
+  InsertResult,
+  KeysInput,
+  OpCode,
+  RetrieveResult,
+  ValuesInput,
+  ValuesInput as U32Input,
+} from '@gpuhash/core';
 export { Op } from '@gpuhash/core';
 export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
 export type { SplitPointer } from './split-pointer';
@@ -20,16 +34,4 @@ export {
 } from './split-pointer';
 export { maxBuckets } from './storage';
 export { HiveTable } from './table';
-export type {
-  ApplyBatch,
-  ApplyResult,
-  DeviceApplyBatch,
-  DeviceApplyResult,
-  DeviceFindResult,
-  FindResult,
-  HiveOptions,
-  HiveStats,
-  InsertResult,
-  KeysInput,
-  U32Input,
-} from './types';
+export type { HiveOptions, HiveStats } from './types';

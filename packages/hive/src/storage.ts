@@ -1,4 +1,4 @@
-import { BufferUsage, type Gpu, LimitExceededError, STORAGE_USAGE } from '@gpuhash/core';
+import { BufferUsage, type Gpu, LimitExceededError, type ScratchArena, STORAGE_USAGE } from '@gpuhash/core';
 import { stashLinesFor } from './split-pointer';
 import { BULK_RECORD_BYTES, REGION_BUCKETS, ROOM_BINS, roomWords } from './wgsl/bulk';
 import { COUNTER_WORDS, LIST_COUNT, LIST_HEADER } from './wgsl/common';
@@ -82,6 +82,8 @@ export class HiveStorage {
   constructor(
     private readonly gpu: Gpu,
     nalloc: number,
+    /** Outgrown per-batch buffers go here: encodes already recorded may still use them. */
+    private readonly scratch: ScratchArena,
   ) {
     this.nalloc = nalloc;
     this.stashLines = stashLinesFor(nalloc);
@@ -110,10 +112,10 @@ export class HiveStorage {
     encoder.clearBuffer(meta, (nalloc + lines) * 4, nalloc * 4);
   }
 
-  /** Makes the lists hold batches of n (a new buffer: encode nothing that uses the old one after this). */
+  /** Makes the lists hold batches of n (a new buffer; the old one is retired, not destroyed). */
   ensureLists(n: number): void {
     if (n <= this.listCap) return;
-    this.lists.destroy();
+    this.scratch.retire(this.lists);
     this.lists = this.allocateLists(Math.max(n, 2 * this.listCap));
   }
 
@@ -124,13 +126,13 @@ export class HiveStorage {
     return this.gpu.createBuffer(bytes, 'hive.lists');
   }
 
-  /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is destroyed, so encode nothing that uses it after this). */
+  /** The bulk build's scratch for a batch of n keys into a table of `buckets` buckets (kept and grown; the old one is retired). */
   bulkScratch(n: number, buckets: number): BulkScratch {
     const regions = Math.ceil(buckets / REGION_BUCKETS);
     const old = this.bulk;
     if (old && old.n >= n && old.regions === regions) return old;
     const size = Math.max(n, old?.n ?? 0);
-    this.destroyBulk();
+    if (old) for (const buffer of bulkBuffers(old)) this.scratch.retire(buffer);
     this.bulk = {
       records: this.gpu.createBuffer(bulkRecordsBytes(size), 'hive.bulk.records'),
       spill: this.gpu.createBuffer((size + 1) * 4, 'hive.bulk.spill'),
@@ -145,14 +147,13 @@ export class HiveStorage {
     return this.bulk;
   }
 
-  private destroyBulk(): void {
-    const b = this.bulk;
-    if (b) for (const buffer of [b.records, b.spill, b.bucketCounts, b.room, b.counts, b.cursors, b.grids]) buffer.destroy();
-    this.bulk = undefined;
-  }
-
   destroy(): void {
     for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
-    this.destroyBulk();
+    if (this.bulk) for (const buffer of bulkBuffers(this.bulk)) buffer.destroy();
+    this.bulk = undefined;
   }
+}
+
+function bulkBuffers(b: BulkScratch): GPUBuffer[] {
+  return [b.records, b.spill, b.bucketCounts, b.room, b.counts, b.cursors, b.grids];
 }

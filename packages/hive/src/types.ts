@@ -1,6 +1,6 @@
-import type { DeviceArray } from '@gpuhash/core';
+import type { DictionaryOptions, DictionaryStats } from '@gpuhash/core';
 
-export interface HiveOptions {
+export interface HiveOptions extends DictionaryOptions {
   /** Initial number of slots; rounded up to whole 32-slot buckets (at least one). */
   capacity: number;
   /**
@@ -39,60 +39,9 @@ export interface HiveOptions {
   opChunk?: number;
 }
 
-/** Values: a host array, or a device-resident array (no host round trip). */
-export type U32Input = Uint32Array | DeviceArray<'u32'>;
-/** Keys as a host array or a device-resident u32 array. */
-export type KeysInput = Uint32Array | DeviceArray<'u32'>;
-
-export interface InsertResult {
-  /** Keys that were not in the table before this batch (duplicates in the batch count once). */
-  inserted: number;
-  /**
-   * Batch indices of the pairs still pending: both buckets full, no eviction path, and the stash
-   * line full (only without growth, or at the device's storage limit). Every other key is in the table.
-   */
-  failed: Uint32Array;
-}
-
-export type { DeviceFindResult, FindResult } from '@gpuhash/core';
-
-export interface ApplyBatch {
-  /** One op per entry: 0 insert, 1 insertOrAssign, 2 find, 3 erase (see `Op`). */
-  ops: Uint8Array | Uint32Array;
-  keys: Uint32Array;
-  /** Values for the insert ops (ignored for finds and erases); same length as keys. */
-  values?: Uint32Array;
-}
-
-/** A mixed batch already on the device: u32 op codes, keys and (optional) values, one each per op. */
-export interface DeviceApplyBatch {
-  ops: DeviceArray<'u32'>;
-  keys: DeviceArray<'u32'>;
-  values?: DeviceArray<'u32'>;
-}
-
-export interface DeviceApplyResult {
-  /** (value, status) per op, as ApplyResult's values and status, interleaved: 2n u32s. */
-  out: DeviceArray<'u32'>;
-  /** Indices of inserts still pending. */
-  failed: Uint32Array;
-}
-
-export interface ApplyResult {
-  /** For finds: the value found (0 if none); 0 for the other ops. */
-  values: Uint32Array;
-  /** 1 when the op took effect: insert = new key added, find = found, erase = key erased. */
-  status: Uint8Array;
-  /** Indices of inserts still pending (see InsertResult.failed). */
-  failed: Uint32Array;
-}
-
-export interface HiveStats {
-  /** Table slots (buckets x 32; the stash is not counted). */
+export interface HiveStats extends DictionaryStats {
+  /** Table slots (buckets x 32; the stash is not counted); size counts the stash too. */
   capacity: number;
-  /** Live keys, stash included (counted on the GPU). */
-  size: number;
-  loadFactor: number;
   buckets: number;
   /** Buckets the storage holds before it must be reallocated. */
   allocatedBuckets: number;

@@ -9,7 +9,7 @@ import { expect } from './table.checks';
 
 /** The table's dispatcher and storage (internal: the partition is not public API). */
 function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
-  return table as unknown as { d: Dispatcher; storage: HiveStorage };
+  return (table as unknown as { engine: { d: Dispatcher; storage: HiveStorage } }).engine;
 }
 
 /**

@@ -4,8 +4,8 @@ import {
   type DictionaryEngine,
   type EncodeInsertOptions,
   encodeExclusiveScan,
-  type FailureReport,
   FailureList,
+  type FailureReport,
   type Gpu,
   type Kernel,
   type KeySpec,
@@ -247,7 +247,11 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     for (let target = capacity; ; target *= 2) {
       const slots = this.allocateSlots(target);
       // The new table counts into its own counters, so a failed attempt leaves this one intact.
-      const counters = this.gpu.pool.acquire(16, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'linear-probe.rehash.counters');
+      const counters = this.gpu.pool.acquire(
+        16,
+        BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+        'linear-probe.rehash.counters',
+      );
       const encoder = this.gpu.device.createCommandEncoder();
       this.gpu.encodeFill(encoder, slots, this.layout.emptyWord, this.layout.wordsPerSlot * target);
       encoder.clearBuffer(counters, 0, 16);
@@ -281,7 +285,9 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       // Some key had no room within the probe bound: a larger table (allocateSlots throws
       // LimitExceededError past the device's limits).
       if (target >= 2 ** 31)
-        throw new CapacityError(`linear-probe: no capacity holds these keys within maxProbes (${this.settings.maxProbes}); raise maxProbes`);
+        throw new CapacityError(
+          `linear-probe: no capacity holds these keys within maxProbes (${this.settings.maxProbes}); raise maxProbes`,
+        );
     }
   }
 
@@ -327,7 +333,10 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   ): void {
     const b = this.bulkScratch(n);
     // The timing spans the first pass's start to the last pass's end.
-    const first = timestampWrites && { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex };
+    const first = timestampWrites && {
+      querySet: timestampWrites.querySet,
+      beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+    };
     const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
     encoder.clearBuffer(b.counts, 0, b.regions * 4);
     encoder.clearBuffer(b.spill, 0, 4);
@@ -337,13 +346,10 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.dispatch(encoder, bulkBuildKernel(assign), b.regions, [this.slots, b.pairs, b.cursors, this.counters, b.spill], {
       invocations: b.regions * 256,
     });
-    this.dispatch(
-      encoder,
-      spillInsertKernel(this.layout, assign),
-      0,
-      [this.slots, b.pairs, b.spill, this.counters, this.failures.buffer],
-      { invocations: 1024 * 256, timestampWrites: last },
-    );
+    this.dispatch(encoder, spillInsertKernel(this.layout, assign), 0, [this.slots, b.pairs, b.spill, this.counters, this.failures.buffer], {
+      invocations: 1024 * 256,
+      timestampWrites: last,
+    });
   }
 
   private params(n: number, mask: number, maxProbes: number, seed: number): Uint32Array {

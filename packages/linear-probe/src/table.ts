@@ -1,6 +1,6 @@
 import {
-  DictionaryTable,
   type DictionaryCapability,
+  DictionaryTable,
   type EncodeInsertOptions,
   type Gpu,
   InvalidArgumentError,

@@ -19,11 +19,7 @@ console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
 const table = await HiveTable.create(gpu, { capacity, growth: false });
 table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
-const d = (
-  table as unknown as {
-    d: { profile?: (k: string) => GPUComputePassTimestampWrites | undefined; lockedTile: number };
-  }
-).d;
+const d = table.dispatcher;
 
 const reserved = (k: number) => k >= 0xfffffffe;
 function keysFrom(start: number, n: number, odd: boolean): Uint32Array {

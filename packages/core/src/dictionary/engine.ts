@@ -16,8 +16,9 @@ export interface StagedBatch {
 export interface StagedApply extends StagedBatch {
   readonly ops: GPUBuffer;
   readonly values: GPUBuffer;
-  /** The op codes, when they came from the host (then no entry can be refused on the device). */
+  /** The op codes and values, when they came from the host (then no entry can be refused on the device). */
   readonly hostOps: Uint32Array | undefined;
+  readonly hostValues: Uint32Array | undefined;
 }
 
 /**
@@ -38,8 +39,8 @@ export interface DictionaryEngine<K extends KeyType = KeyType> extends DeviceDic
   refresh(): Promise<FailureReport>;
   /** Writes every live pair densely (keys as key words) and the count to `cursor[0]`. */
   encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void;
-  /** One attempt at an insert batch from a host operation: encode, submit, read the report back. */
-  insertBatch(batch: StagedBatch, assign: boolean): Promise<FailureReport>;
+  /** Attempt `attempt` (0, 1, ...) at an insert batch from a host operation: encode, submit, read the report back. */
+  insertBatch(batch: StagedBatch, assign: boolean, attempt: number): Promise<FailureReport>;
   /**
    * After an insert attempt left failures (reserved ones excluded): make room or wait out
    * contention and say 'retry' (the batch runs again: inserts are idempotent), or 'report' them.

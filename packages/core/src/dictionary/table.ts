@@ -134,7 +134,9 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
         throw new InvalidArgumentError(`${this.#owner}.apply: batch must be { ops, keys, values? }, got ${describeValue(batch)}`);
       const device = batch.keys instanceof DeviceArray;
       if (!this.engine.applyBatch || !this.capabilities.has(device ? 'device-apply' : 'apply')) {
-        throw new InvalidArgumentError(`${this.#owner}.apply: this table does not run mixed batches from ${device ? 'device' : 'host'} arrays`);
+        throw new InvalidArgumentError(
+          `${this.#owner}.apply: this table does not run mixed batches from ${device ? 'device' : 'host'} arrays`,
+        );
       }
       const staged = device ? this.stageDeviceApply(batch as DeviceApplyBatch) : this.stageHostApply(batch as ApplyBatch<K>);
       // How many ops of a device batch insert is only known on the device: room as if all of them did.
@@ -186,7 +188,8 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       this.engine.encodeRetrieve(encoder, keys.buffer, values.buffer, cursor.buffer);
       this.gpu.submit([encoder.finish()]);
       const written = (await this.gpu.download(cursor))[0] as number;
-      if (written !== count) throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${written} keys but its size says ${count}`);
+      if (written !== count)
+        throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${written} keys but its size says ${count}`);
       const keyWords = await this.gpu.download(keys);
       const hostKeys = words === 2 ? new BigUint64Array(keyWords.buffer, keyWords.byteOffset, count) : keyWords;
       return { keys: hostKeys as RetrieveResult<K>['keys'], values: await this.gpu.download(values) };
@@ -333,7 +336,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       if (this.engine.growth && !this.engine.fits(batch.n)) await this.engine.makeRoom(await this.countNewKeys(batch));
       let report: FailureReport;
       for (let attempt = 0; ; attempt++) {
-        report = await this.engine.insertBatch(batch, assign);
+        report = await this.engine.insertBatch(batch, assign, attempt);
         if (report.failed.length === 0 || (await this.engine.afterInsertFailures(report, attempt)) === 'report') break;
       }
       const result = { inserted: this.engine.size - before, failed: report.failed };
@@ -372,13 +375,15 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     const { words: hostOps } = validateOps(where, batch.ops, n);
     if (batch.values !== undefined) checkValues(batch.values, n, where);
     const upload = (a: Uint32Array, what: string) => this.temporary(this.gpu.upload(a, `${where}.${what}`)).buffer;
+    const hostValues = batch.values ?? new Uint32Array(n);
     return {
       n,
       ops: upload(hostOps, 'ops'),
       keys: upload(hostWords, 'keys'),
-      values: upload(batch.values ?? new Uint32Array(n), 'values'),
+      values: upload(hostValues, 'values'),
       hostWords,
       hostOps,
+      hostValues,
     };
   }
 
@@ -395,7 +400,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       if (a.length !== n) throw new InvalidArgumentError(`${where}: ${name} has ${a.length} entries but keys has ${n}`);
     }
     const values = batch.values?.buffer ?? this.temporary(this.gpu.createArray('u32', n, `${where}.values`)).buffer;
-    return { n, ops: batch.ops.buffer, keys: batch.keys.buffer, values, hostWords: undefined, hostOps: undefined };
+    return { n, ops: batch.ops.buffer, keys: batch.keys.buffer, values, hostWords: undefined, hostOps: undefined, hostValues: undefined };
   }
 
   /** Device batches are checked on the GPU: refused entries come back flagged in the failed list. */
