@@ -29,5 +29,6 @@ export type {
   KeyType,
   OpsInput,
   RetrieveResult,
+  SyncResult,
   ValuesInput,
 } from './types';

@@ -21,6 +21,7 @@ import type {
   KeysInput,
   KeyType,
   RetrieveResult,
+  SyncResult,
   ValuesInput,
 } from './types';
 
@@ -45,6 +46,8 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   #stale = false;
   #destroyed = false;
   #engineDestroyed = false;
+  /** The failed list of encoded batches, read back by the host operation that found the table stale. */
+  #encodedReport: FailureReport | undefined;
   /** Buffers staged by the running host operation, destroyed when it ends. */
   #temporaries: Array<{ destroy(): void }> = [];
 
@@ -198,10 +201,12 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
 
   abstract stats(): Promise<DictionaryStats>;
 
-  /** Reads the table's size back after device-side encodes (submit them first). */
-  sync(): Promise<void> {
+  /** Reads the table's size and the last encoded batch's failed list back (submit the encoders first). */
+  sync(): Promise<SyncResult> {
     return this.runOp('sync', async () => {
-      await this.engine.refresh();
+      const report = this.#encodedReport ?? (await this.engine.refresh());
+      this.#encodedReport = undefined;
+      return { size: this.engine.size, failed: report.failed, refused: report.reserved };
     });
   }
 
@@ -222,6 +227,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     this.engine.encodeClear(encoder);
     // Commands run in order: every later encode sees an empty table, and the size is known.
     this.#stale = false;
+    this.#encodedReport = undefined;
   }
 
   encodeInsert(encoder: GPUCommandEncoder, keys: GPUBuffer, values: GPUBuffer, n: number, options: EncodeInsertOptions = {}): unknown {
@@ -421,7 +427,8 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
 
   private async refreshAfterEncodes(): Promise<void> {
     this.#stale = false;
-    await this.engine.refresh();
+    // Kept for sync(): a host operation before it resets the device's failed list.
+    this.#encodedReport = await this.engine.refresh();
   }
 
   private assertEncodable(op: string, n?: number): void {

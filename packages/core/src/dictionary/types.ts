@@ -111,6 +111,16 @@ export interface DictionaryStats {
   loadFactor: number;
 }
 
+/** What `sync()` reads back. */
+export interface SyncResult {
+  /** Live keys. */
+  size: number;
+  /** Batch indices the last encoded batch could not place (as InsertResult.failed). */
+  failed: Uint32Array;
+  /** Batch indices it refused: reserved keys, or op codes out of range. */
+  refused: Uint32Array;
+}
+
 /** Options of a device-side insert. */
 export interface EncodeInsertOptions {
   /** Overwrite the values of keys already present (insertOrAssign). */
@@ -192,8 +202,11 @@ export interface Dictionary<K extends KeyType = 'u32'> extends DeviceDictionary 
   clear(): Promise<void>;
   retrieveAll(): Promise<RetrieveResult<K>>;
   stats(): Promise<DictionaryStats>;
-  /** Reads the size (and the failed list) back after device-side encodes. */
-  sync(): Promise<void>;
+  /**
+   * Reads the size back after device-side encodes (submit them first), with the failed list of
+   * the last encoded insert, erase or mixed batch: what it could not place, or refused.
+   */
+  sync(): Promise<SyncResult>;
   /** Frees the table's GPU memory once pending operations settle; later calls throw DestroyedError. */
   destroy(): void;
 }
