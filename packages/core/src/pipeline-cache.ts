@@ -1,5 +1,5 @@
-import type { Kernel } from './kernel';
 import { InternalError } from './errors';
+import type { Kernel } from './kernel';
 
 /** Compiled pipelines of one device, keyed by kernel name and specialisation. */
 export class PipelineCache {
@@ -21,7 +21,9 @@ export class PipelineCache {
       this.hits++;
       // A cache key must determine the source; a mismatch means two kernels share a key by mistake.
       if (this.sources.get(key) !== kernel.source) {
-        throw new InternalError(`pipeline cache: kernel '${key}' was registered with different WGSL (give each specialisation its own cacheKey)`);
+        throw new InternalError(
+          `pipeline cache: kernel '${key}' was registered with different WGSL (give each specialisation its own cacheKey)`,
+        );
       }
       return cached;
     }

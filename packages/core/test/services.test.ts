@@ -1,6 +1,6 @@
 import { createRng, expectSameArrays, testGpu } from '@gpuhash/testing';
 import { describe, expect, it } from 'vitest';
-import { BufferUsage, DeviceArray, type Kernel } from '../src';
+import { BufferUsage, DeviceArray, InvalidArgumentError, type Kernel } from '../src';
 
 const addKernel = (delta: number): Kernel => ({
   name: 'test.add',
@@ -100,7 +100,7 @@ describe('device arrays', () => {
     view.destroy();
     gpu.write(buffer, new Uint32Array([42]));
     expect((await gpu.readBytes(buffer, 0, 4)).byteLength).toBe(4);
-    expect(() => DeviceArray.wrap(buffer, 17, 'u32')).toThrow(RangeError);
+    expect(() => DeviceArray.wrap(buffer, 17, 'u32')).toThrow(InvalidArgumentError);
     buffer.destroy();
   });
 });

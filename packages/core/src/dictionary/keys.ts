@@ -94,7 +94,8 @@ export function keyCount<K extends KeyType>(spec: KeySpec<K>, keys: KeysInput<K>
  */
 export function checkValues(values: unknown, n: number, where: string): void {
   if (values instanceof DeviceArray) {
-    if (values.type !== 'u32') throw new InvalidArgumentError(`${where}: device values must be a DeviceArray<'u32'>, got <'${values.type}'>`);
+    if (values.type !== 'u32')
+      throw new InvalidArgumentError(`${where}: device values must be a DeviceArray<'u32'>, got <'${values.type}'>`);
   } else if (!(values instanceof Uint32Array)) {
     const hint =
       values instanceof Float32Array || values instanceof Int32Array

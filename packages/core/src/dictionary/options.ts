@@ -67,6 +67,8 @@ export function integerIn(where: string, name: string, value: unknown, lo: numbe
 export function oneOf<T>(where: string, name: string, value: unknown, allowed: readonly T[]): asserts value is T {
   if (!allowed.includes(value as T)) {
     const list = allowed.map((a) => (typeof a === 'string' ? `'${a}'` : String(a))).join(', ');
-    throw new InvalidArgumentError(`${where}: ${name} must be one of ${list}, got ${typeof value === 'string' ? `'${value}'` : String(value)}`);
+    throw new InvalidArgumentError(
+      `${where}: ${name} must be one of ${list}, got ${typeof value === 'string' ? `'${value}'` : String(value)}`,
+    );
   }
 }

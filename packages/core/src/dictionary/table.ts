@@ -134,7 +134,9 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
         throw new InvalidArgumentError(`${this.#owner}.apply: batch must be { ops, keys, values? }, got ${describeValue(batch)}`);
       const device = batch.keys instanceof DeviceArray;
       if (!this.engine.applyBatch || !this.capabilities.has(device ? 'device-apply' : 'apply')) {
-        throw new InvalidArgumentError(`${this.#owner}.apply: this table does not run mixed batches from ${device ? 'device' : 'host'} arrays`);
+        throw new InvalidArgumentError(
+          `${this.#owner}.apply: this table does not run mixed batches from ${device ? 'device' : 'host'} arrays`,
+        );
       }
       const staged = device ? this.stageDeviceApply(batch as DeviceApplyBatch) : this.stageHostApply(batch as ApplyBatch<K>);
       // How many ops of a device batch insert is only known on the device: room as if all of them did.
@@ -186,7 +188,8 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       this.engine.encodeRetrieve(encoder, keys.buffer, values.buffer, cursor.buffer);
       this.gpu.submit([encoder.finish()]);
       const written = (await this.gpu.download(cursor))[0] as number;
-      if (written !== count) throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${written} keys but its size says ${count}`);
+      if (written !== count)
+        throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${written} keys but its size says ${count}`);
       const keyWords = await this.gpu.download(keys);
       const hostKeys = words === 2 ? new BigUint64Array(keyWords.buffer, keyWords.byteOffset, count) : keyWords;
       return { keys: hostKeys as RetrieveResult<K>['keys'], values: await this.gpu.download(values) };
