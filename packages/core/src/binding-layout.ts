@@ -94,8 +94,8 @@ function bufferOf(b: Binding): GPUBuffer {
  */
 export function orderBindings(bindings: BindingsLayout, record: Readonly<Record<string, Binding | undefined>>, where: string): Binding[] {
   const names = Object.keys(bindings);
-  const missing = names.filter((n) => record[n] === undefined);
-  const extra = Object.keys(record).filter((n) => !(n in bindings));
+  const missing = names.filter((n) => !Object.hasOwn(record, n) || record[n] === undefined);
+  const extra = Object.keys(record).filter((n) => !Object.hasOwn(bindings, n));
   if (missing.length > 0 || extra.length > 0) {
     const parts = [
       missing.length > 0 ? `missing ${missing.map((n) => `'${n}'`).join(', ')}` : '',

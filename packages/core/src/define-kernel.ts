@@ -19,7 +19,11 @@ import { type Variant, variantKey } from './variant-key';
  * `Params` struct, the uniform packing, the bind-group entries by name, the dispatch, and one
  * memoised `Kernel` per variant with a cache key derived from the variant (never written by hand).
  */
-export interface KernelSpec<B extends BindingsLayout, P extends ParamsLayout, V extends Variant> {
+/**
+ * `V` is constrained to `object`, not `Variant`, so a default like `{ assign: false }` infers
+ * `boolean` rather than the literal `false`; variantKey checks the fields at run time.
+ */
+export interface KernelSpec<B extends BindingsLayout, P extends ParamsLayout, V extends object> {
   /** Stable, dotted name: 'core.fill', 'linear-probe.insert'. */
   readonly name: string;
   /** Invocations per workgroup; must equal the shader's @workgroup_size. */
@@ -73,7 +77,7 @@ export interface DefinedKernel<B extends BindingsLayout, P extends ParamsLayout>
 }
 
 /** A kernel and its variants, each built once. */
-export interface KernelFamily<B extends BindingsLayout, P extends ParamsLayout, V extends Variant> {
+export interface KernelFamily<B extends BindingsLayout, P extends ParamsLayout, V extends object> {
   readonly name: string;
   /** The variant with these fields replaced (the same object for the same fields, in any order). */
   variant(overrides?: Partial<V>): DefinedKernel<B, P>;
@@ -81,24 +85,24 @@ export interface KernelFamily<B extends BindingsLayout, P extends ParamsLayout, 
   readonly built: number;
 }
 
-export function defineKernel<const B extends BindingsLayout, const P extends ParamsLayout = {}, V extends Variant = {}>(
+export function defineKernel<const B extends BindingsLayout, const P extends ParamsLayout = {}, V extends object = {}>(
   spec: KernelSpec<B, P, V>,
 ): KernelFamily<B, P, V> {
   const where = `defineKernel('${spec.name}')`;
   if (typeof spec.name !== 'string' || spec.name.length === 0) throw new InvalidArgumentError('defineKernel: give the kernel a name');
   const defaults = (spec.variant ?? {}) as V;
-  variantKey(defaults, where);
+  variantKey(defaults as Variant, where);
   const uniform = uniformLayout(spec.params ?? {}, where);
   const built = new Map<string, DefinedKernel<B, P>>();
 
   const merge = (overrides: Partial<V>): V => {
-    const unknown = Object.keys(overrides).filter((k) => !(k in defaults));
+    const unknown = Object.keys(overrides).filter((k) => !Object.hasOwn(defaults, k));
     if (unknown.length > 0) {
       throw new InvalidArgumentError(
         `${where}: unknown variant field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')} (declared: ${Object.keys(defaults).join(', ') || 'none'})`,
       );
     }
-    const merged: Record<string, unknown> = { ...defaults };
+    const merged: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
     for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v;
     return merged as V;
   };
@@ -110,7 +114,7 @@ export function defineKernel<const B extends BindingsLayout, const P extends Par
     },
     variant(overrides: Partial<V> = {}) {
       const variant = merge(overrides);
-      const key = variantKey(variant, where);
+      const key = variantKey(variant as Variant, where);
       let kernel = built.get(key);
       if (!kernel) {
         kernel = buildVariant(spec, variant, key, uniform, `${where}${key ? `[${key}]` : ''}`);
@@ -121,7 +125,7 @@ export function defineKernel<const B extends BindingsLayout, const P extends Par
   };
 }
 
-function buildVariant<B extends BindingsLayout, P extends ParamsLayout, V extends Variant>(
+function buildVariant<B extends BindingsLayout, P extends ParamsLayout, V extends object>(
   spec: KernelSpec<B, P, V>,
   variant: V,
   cacheKey: string,
@@ -156,7 +160,7 @@ function buildVariant<B extends BindingsLayout, P extends ParamsLayout, V extend
     bindings,
     encode(gpu, encoder, options) {
       const record: Record<string, Binding> = { ...(options.buffers as Record<string, Binding>) };
-      if (uniformName !== undefined && uniformName in record)
+      if (uniformName !== undefined && Object.hasOwn(record, uniformName))
         throw new InvalidArgumentError(`${where}: '${uniformName}' is the params uniform; pass its fields as params, not a buffer`);
       const words = uniformName !== undefined ? packParams(options.params as ParamValues<P>) : undefined;
       if (uniformName === undefined && options.params !== undefined)

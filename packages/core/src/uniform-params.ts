@@ -95,7 +95,8 @@ export function packUniform(layout: UniformLayout, values: Readonly<Record<strin
   const words = new Uint32Array(layout.bytes / 4);
   const view = new DataView(words.buffer);
   for (const f of layout.fields) {
-    const value = values[f.name] ?? f.default;
+    const given = Object.hasOwn(values, f.name) ? values[f.name] : undefined;
+    const value = given ?? f.default;
     if (value === undefined) throw new InvalidArgumentError(`${where}: params field '${f.name}' is missing`);
     checkValue(f.type, value, `${where}: params field '${f.name}'`);
     if (f.type === 'u32') view.setUint32(f.offset, value, true);
