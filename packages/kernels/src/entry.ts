@@ -24,11 +24,12 @@ export function workgroupSizeValue(size: WorkgroupSizeExpr): string {
 /**
  * `@compute @workgroup_size(N)` and the signature of `main`, without its body. `extraBuiltins`
  * are further parameters, e.g. `cooperativeEntryParams({ subgroups })` for cooperative kernels
- * (a trailing comma is fine: WGSL accepts one).
+ * (a trailing comma is dropped).
  */
 export function entryPoint(workgroupSize: WorkgroupSizeExpr, extraBuiltins = ''): string {
   checkWorkgroupSize(workgroupSize, 'entryPoint');
-  const extra = extraBuiltins.trim();
+  // cooperativeEntryParams ends with a comma; WGSL takes one, but the signature reads better without.
+  const extra = extraBuiltins.trim().replace(/,$/, '');
   return `@compute @workgroup_size(${workgroupSize})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>${
     extra ? `, ${extra}` : ''
