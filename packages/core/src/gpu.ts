@@ -1,4 +1,3 @@
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { BufferPool } from './buffer-pool';
 import { DeviceArray, ELEMENT_BYTES, type ElementType, elementTypeOf, type HostArrayOf, hostArrayType } from './device-array';
 import { dispatchGrid } from './dispatch';
@@ -11,6 +10,7 @@ import {
   InvalidArgumentError,
   LimitExceededError,
 } from './errors';
+import { fillKernel } from './fill-kernel';
 import type { DispatchOptions, Kernel } from './kernel';
 import { PipelineCache } from './pipeline-cache';
 import { GpuTimer } from './timing';
@@ -282,10 +282,13 @@ export class Gpu {
       encoder.clearBuffer(buffer, byteOffset, count * 4);
       return;
     }
-    const kernel = fillKernel;
-    const params = this.uniforms(new Uint32Array([count, value >>> 0, byteOffset / 4, 0]));
-    this.encodeDispatch(encoder, kernel, { bindings: [params, buffer], invocations: count, maxWorkgroups: 4096, label: 'fill' });
-    this.pool.release(params);
+    fillKernel.encode(this, encoder, {
+      buffers: { data: buffer },
+      params: { n: count, value: value >>> 0, base: byteOffset / 4 },
+      invocations: count,
+      maxWorkgroups: 4096,
+      label: 'fill',
+    });
   }
 
   /** A small uniform buffer holding `data` (pooled: released after the next submit). */
@@ -369,25 +372,3 @@ export class Gpu {
     if (this.ownsDevice) this.device.destroy();
   }
 }
-
-/** Fills `n` words from word offset `base` with `value`. Used where clearBuffer (zero only) does not fit. */
-const fillKernel: Kernel = {
-  name: 'core.fill',
-  workgroupSize: 256,
-  source: composeWgsl(
-    /* wgsl */ `
-struct Params { n: u32, value: u32, base: u32, _pad: u32 }
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> data: array<u32>;
-
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
-        @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var i = grid_thread(wid, nwg, lid, 256u); i < params.n; i += grid_threads(nwg, 256u)) {
-    data[params.base + i] = params.value;
-  }
-}
-`,
-    { modules: [gridModule] },
-  ),
-};

@@ -1,6 +1,19 @@
 export { describeInfo, isSoftwareInfo, subgroupSizes } from './adapter-info';
 export { findSwiftShaderIcd, SWIFTSHADER_ICD_PATHS } from './adapter-node';
+export type {
+  BindingRecord,
+  BindingSpec,
+  BindingsLayout,
+  StorageAccess,
+  StorageBindingSpec,
+  StorageNames,
+  UniformBindingSpec,
+  UniformNames,
+} from './binding-layout';
+export { storage, uniform } from './binding-layout';
 export { BufferPool } from './buffer-pool';
+export type { DefinedKernel, EncodeOptions, KernelFamily, KernelSpec } from './define-kernel';
+export { defineKernel } from './define-kernel';
 export type { ElementType, HostArrayOf } from './device-array';
 export { DeviceArray, ELEMENT_BYTES, elementTypeOf, hostArrayType } from './device-array';
 export * from './dictionary';
@@ -33,4 +46,7 @@ export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
 export type { PassTime, TimingResult } from './timing';
 export { GpuTimer } from './timing';
+export type { ParamField, ParamSlot, ParamsLayout, ParamType, ParamValues, UniformLayout } from './uniform-params';
 export { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
+export type { Variant, VariantValue } from './variant-key';
+export { variantKey } from './variant-key';

@@ -1,3 +1,5 @@
+import { undeclaredNeeds } from './declared-names';
+
 /**
  * WGSL composition: a shader is its own code plus the modules it requires, each included once,
  * in dependency order, after the `enable` directives they need and the constants that specialise
@@ -10,10 +12,49 @@ export interface WgslModule {
   readonly requires?: readonly WgslModule[];
   /** Extensions the code needs, e.g. 'subgroups'. */
   readonly enables?: readonly string[];
+  /**
+   * Identifiers the code uses but the including kernel must declare (its bindings such as
+   * `params` or `slots`, or constants). composeWgsl checks each is declared somewhere.
+   */
+  readonly needs?: readonly string[];
 }
 
-export function wgslModule(name: string, code: string, requires: readonly WgslModule[] = [], enables: readonly string[] = []): WgslModule {
-  return { name, code, requires, enables };
+/** What a module depends on besides its code. */
+export interface WgslModuleDeps {
+  requires?: readonly WgslModule[];
+  enables?: readonly string[];
+  needs?: readonly string[];
+}
+
+/** A module; the third argument is its dependencies, or (older form) its required modules followed by `enables`. */
+export function wgslModule(name: string, code: string, deps?: WgslModuleDeps): WgslModule;
+export function wgslModule(name: string, code: string, requires?: readonly WgslModule[], enables?: readonly string[]): WgslModule;
+export function wgslModule(
+  name: string,
+  code: string,
+  deps: WgslModuleDeps | readonly WgslModule[] = [],
+  enables: readonly string[] = [],
+): WgslModule {
+  if (Array.isArray(deps)) return { name, code, requires: deps, enables };
+  const d = deps as WgslModuleDeps;
+  for (const id of d.needs ?? []) {
+    if (!IDENTIFIER.test(id)) throw new WgslCompositionError(`WGSL module '${name}' needs '${id}', which is not an identifier`);
+  }
+  return { name, code, requires: d.requires ?? [], enables: d.enables ?? [], needs: d.needs ?? [] };
+}
+
+/** A shader could not be composed: a module clash, a cycle, or an identifier a module needs that nothing declares. */
+export class WgslCompositionError extends Error {
+  /** The module at fault, when there is one. */
+  readonly module: string | undefined;
+  /** The identifier a module needs that nothing declares. */
+  readonly identifier: string | undefined;
+  constructor(message: string, module?: string, identifier?: string) {
+    super(message);
+    this.name = 'WgslCompositionError';
+    this.module = module;
+    this.identifier = identifier;
+  }
 }
 
 /** A pipeline constant: a number (u32 when a non-negative integer, i32 when negative), a bool, or an explicit type. */
@@ -56,10 +97,10 @@ export function composeWgsl(main: string, options: ComposeOptions = {}): string 
   const visit = (m: WgslModule) => {
     const seen = byName.get(m.name);
     if (seen) {
-      if (seen.code !== m.code) throw new Error(`two different WGSL modules are named '${m.name}'`);
+      if (seen.code !== m.code) throw new WgslCompositionError(`two different WGSL modules are named '${m.name}'`);
       return;
     }
-    if (visiting.has(m.name)) throw new Error(`WGSL module '${m.name}' requires itself`);
+    if (visiting.has(m.name)) throw new WgslCompositionError(`WGSL module '${m.name}' requires itself`, m.name);
     visiting.add(m.name);
     for (const r of m.requires ?? []) visit(r);
     visiting.delete(m.name);
@@ -76,7 +117,26 @@ export function composeWgsl(main: string, options: ComposeOptions = {}): string 
   if (enables.has('subgroups')) header.push('diagnostic(off, subgroup_uniformity);');
   const constants = Object.entries(options.constants ?? {}).map(([k, v]) => constantDeclaration(k, v));
   const parts = [header.join('\n'), constants.join('\n'), ...ordered.map((m) => `// --- ${m.name}\n${m.code.trim()}`), main.trim()];
-  return `${parts.filter((p) => p.length > 0).join('\n\n')}\n`;
+  const source = `${parts.filter((p) => p.length > 0).join('\n\n')}\n`;
+  checkNeeds(ordered, source);
+  return source;
+}
+
+/** Throws a WgslCompositionError naming the first module whose needs the source does not declare. */
+function checkNeeds(modules: readonly WgslModule[], source: string): void {
+  if (!modules.some((m) => (m.needs ?? []).length > 0)) return;
+  for (const m of modules) {
+    const missing = undeclaredNeeds(source, m.needs ?? []);
+    if (missing.length > 0) {
+      const id = missing[0] as string;
+      throw new WgslCompositionError(
+        `WGSL module '${m.name}' needs '${id}', but the composed shader declares no ${missing.map((x) => `'${x}'`).join(', ')} ` +
+          `(declare it in the kernel: a binding, a const, a fn, a struct)`,
+        m.name,
+        id,
+      );
+    }
+  }
 }
 
 /** A short stable hash of a string (FNV-1a), for pipeline cache keys built from sources. */

@@ -9,8 +9,8 @@ export {
   cpuReleaseBit,
   lowestFreeBit,
 } from './atomics';
-export type { ComposeOptions, ConstantValue, WgslModule } from './compose';
-export { composeWgsl, constantDeclaration, sourceKey, wgslModule } from './compose';
+export type { ComposeOptions, ConstantValue, WgslModule, WgslModuleDeps } from './compose';
+export { composeWgsl, constantDeclaration, sourceKey, WgslCompositionError, wgslModule } from './compose';
 export type { CooperativeOptions, LaneMask } from './cooperative';
 export {
   ballotModel,
@@ -29,6 +29,10 @@ export {
   maskRank,
   maskShr,
 } from './cooperative';
+export { declaredNames, stripWgslComments, undeclaredNeeds } from './declared-names';
+export type { WorkgroupSizeExpr } from './entry';
+export { entryPoint } from './entry';
+export { FAILURE_FLAGS, failureListModule } from './failure-list';
 export { gridModule } from './grid';
 export type { U64Words, UniversalParams } from './hash';
 export {
@@ -58,4 +62,6 @@ export {
   xxhash32,
   xxhash32Module,
 } from './hash';
+export { chunkLoop, gridStrideLoop } from './loops';
 export * from './scan';
+export { tallyConstant, workgroupTalliesModule } from './tallies';

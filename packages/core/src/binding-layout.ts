@@ -1,0 +1,125 @@
+import { InvalidArgumentError } from './errors';
+import type { Binding } from './kernel';
+
+/**
+ * A kernel's bindings, declared once as a record of names: the WGSL `@group(0) @binding(i)`
+ * lines and the positional bind-group entries both come from it, in the record's order.
+ */
+
+/** The kernel's `Params` uniform (at most one per kernel). */
+export interface UniformBindingSpec {
+  readonly kind: 'uniform';
+}
+
+export type StorageAccess = 'read' | 'read_write';
+
+/** `var<storage, access> name: array<element>` */
+export interface StorageBindingSpec {
+  readonly kind: 'storage';
+  readonly access: StorageAccess;
+  /** WGSL element type: 'u32', 'atomic<u32>', 'vec2<u32>', ... */
+  readonly element: string;
+}
+
+export type BindingSpec = UniformBindingSpec | StorageBindingSpec;
+export type BindingsLayout = Readonly<Record<string, BindingSpec>>;
+
+/** The params uniform binding. */
+export function uniform(): UniformBindingSpec {
+  return { kind: 'uniform' };
+}
+
+/** A storage array binding: `storage('read_write', 'atomic<u32>')`. */
+export function storage(access: StorageAccess, element: string): StorageBindingSpec {
+  return { kind: 'storage', access, element };
+}
+
+/** Names of the uniform binding(s) of a layout (at most one). */
+export type UniformNames<B extends BindingsLayout> = { [K in keyof B]: B[K] extends UniformBindingSpec ? K : never }[keyof B];
+/** Names of the storage bindings of a layout. */
+export type StorageNames<B extends BindingsLayout> = Exclude<keyof B, UniformNames<B>>;
+
+/** Buffers by binding name: every declared name, no other. Buffers may repeat (aliases), within WebGPU's rules. */
+export type BindingRecord<B extends BindingsLayout> = { readonly [K in keyof B]: Binding };
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ELEMENT = /^[A-Za-z_][A-Za-z0-9_<>, ]*$/;
+
+/** Throws unless the layout is well formed; returns the name of its uniform binding, if any. */
+export function checkBindingsLayout(bindings: BindingsLayout, hasParams: boolean, where: string): string | undefined {
+  const names = Object.keys(bindings);
+  if (names.length === 0) throw new InvalidArgumentError(`${where}: a kernel needs at least one binding`);
+  let uniformName: string | undefined;
+  for (const [name, spec] of Object.entries(bindings)) {
+    if (!IDENTIFIER.test(name)) throw new InvalidArgumentError(`${where}: binding name '${name}' is not a WGSL identifier`);
+    if (spec.kind === 'uniform') {
+      if (uniformName !== undefined)
+        throw new InvalidArgumentError(
+          `${where}: bindings '${uniformName}' and '${name}' are both uniform; a kernel has one params uniform`,
+        );
+      uniformName = name;
+    } else if (spec.kind === 'storage') {
+      if (spec.access !== 'read' && spec.access !== 'read_write')
+        throw new InvalidArgumentError(`${where}: binding '${name}' has access '${String(spec.access)}'; use 'read' or 'read_write'`);
+      if (!ELEMENT.test(spec.element))
+        throw new InvalidArgumentError(`${where}: binding '${name}' has element type '${spec.element}', which is not a WGSL type`);
+    } else {
+      throw new InvalidArgumentError(`${where}: binding '${name}' is neither uniform() nor storage(...)`);
+    }
+  }
+  if (uniformName !== undefined && !hasParams)
+    throw new InvalidArgumentError(`${where}: binding '${uniformName}' is uniform but the kernel declares no params fields`);
+  if (uniformName === undefined && hasParams)
+    throw new InvalidArgumentError(`${where}: the kernel declares params fields but no uniform() binding to hold them`);
+  return uniformName;
+}
+
+/** The `@group(0) @binding(i) var...` lines, in declaration order. */
+export function bindingDeclarations(bindings: BindingsLayout, structName: string): string[] {
+  return Object.entries(bindings).map(([name, spec], i) => {
+    const decl =
+      spec.kind === 'uniform' ? `var<uniform> ${name}: ${structName}` : `var<storage, ${spec.access}> ${name}: array<${spec.element}>`;
+    return `@group(0) @binding(${i}) ${decl};`;
+  });
+}
+
+function bufferOf(b: Binding): GPUBuffer {
+  return 'buffer' in b ? b.buffer : b;
+}
+
+/**
+ * The positional entries of a record of buffers by name. Throws InvalidArgumentError on a missing
+ * or unknown name, and on a buffer bound read_write that is also bound another way (WebGPU
+ * rejects that pass; say which bindings clash before it does).
+ */
+export function orderBindings(bindings: BindingsLayout, record: Readonly<Record<string, Binding | undefined>>, where: string): Binding[] {
+  const names = Object.keys(bindings);
+  const missing = names.filter((n) => !Object.hasOwn(record, n) || record[n] === undefined);
+  const extra = Object.keys(record).filter((n) => !Object.hasOwn(bindings, n));
+  if (missing.length > 0 || extra.length > 0) {
+    const parts = [
+      missing.length > 0 ? `missing ${missing.map((n) => `'${n}'`).join(', ')}` : '',
+      extra.length > 0 ? `unknown ${extra.map((n) => `'${n}'`).join(', ')}` : '',
+    ].filter(Boolean);
+    throw new InvalidArgumentError(`${where}: bindings ${parts.join('; ')} (the kernel binds ${names.join(', ')})`);
+  }
+  const entries = names.map((n) => record[n] as Binding);
+  checkWritableAliases(bindings, names, entries, where);
+  return entries;
+}
+
+function checkWritableAliases(bindings: BindingsLayout, names: string[], entries: Binding[], where: string): void {
+  for (let i = 0; i < entries.length; i++) {
+    const spec = bindings[names[i] as string] as BindingSpec;
+    if (spec.kind !== 'storage' || spec.access !== 'read_write') continue;
+    const buffer = bufferOf(entries[i] as Binding);
+    for (let j = 0; j < entries.length; j++) {
+      if (j === i || bufferOf(entries[j] as Binding) !== buffer) continue;
+      const other = bindings[names[j] as string] as BindingSpec;
+      if (other.kind === 'storage' && other.access === 'read_write') continue;
+      throw new InvalidArgumentError(
+        `${where}: one buffer is bound as '${names[i]}' (read_write) and as '${names[j]}' (${other.kind === 'uniform' ? 'uniform' : 'read'}); WebGPU forbids that in one pass: bind a different buffer to one of them`,
+      );
+    }
+  }
+}
