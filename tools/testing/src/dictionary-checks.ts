@@ -352,8 +352,8 @@ const u32Value = fc.integer({ min: 0, max: 0xffffffff });
 
 function commandArbitrary(pool: number, maxBatch: number, withApply: boolean): fc.Arbitrary<Command> {
   const index = fc.nat({ max: pool - 1 });
-  const pairs = fc.array(fc.tuple(index, u32Value), { minLength: 1, maxLength: maxBatch });
-  const keys = fc.array(index, { minLength: 1, maxLength: maxBatch });
+  const pairs = fc.array(fc.tuple(index, u32Value), { minLength: 1, maxLength: maxBatch, size: 'max' });
+  const keys = fc.array(index, { minLength: 1, maxLength: maxBatch, size: 'max' });
   const arbs: fc.WeightedArbitrary<Command>[] = [
     { weight: 4, arbitrary: pairs.map((p) => ({ op: 'insert' as const, keys: p.map((x) => x[0]), values: p.map((x) => x[1]) })) },
     { weight: 3, arbitrary: pairs.map((p) => ({ op: 'insertOrAssign' as const, keys: p.map((x) => x[0]), values: p.map((x) => x[1]) })) },
@@ -368,6 +368,7 @@ function commandArbitrary(pool: number, maxBatch: number, withApply: boolean): f
       selector: (t) => t[0],
       minLength: 1,
       maxLength: maxBatch,
+      size: 'max',
     });
     arbs.push({
       weight: 3,
@@ -515,10 +516,17 @@ async function sequenceProperty<K extends KeyType>(factory: DictionaryFactory<K>
   const codec = codecFor(factory);
   const pool = codec.distinct(ctx.rng, s.pool);
   const withApply = factory.capabilities.has('apply');
-  const commands = fc.array(commandArbitrary(s.pool, s.maxBatch, withApply), { minLength: 1, maxLength: s.maxCommands });
+  const commands = fc.array(commandArbitrary(s.pool, s.maxBatch, withApply), { minLength: 1, maxLength: s.maxCommands, size: 'max' });
+  // What the runs exercised: the check fails if its sizes never fill a fixed table or grow a growing one.
+  const seen = { failures: 0, grown: 0 };
   const property = fc.asyncProperty(commands, async (cmds) => {
     await withTable(factory, ctx.gpu, { capacity: s.capacity, growth: s.growth, maxLoadFactor: 0.8 }, async (table) => {
       const model = new Model();
+      const initialCapacity = table.capacity;
+      const tally = (result: unknown) => {
+        const failed = (result as { failed?: unknown } | undefined)?.failed;
+        if (failed instanceof Uint32Array) seen.failures += failed.length;
+      };
       if (s.unawaited) {
         const pending = cmds.map((cmd) => issue(table, codec, pool, cmd));
         for (const p of pending) p.catch(() => {});
@@ -530,6 +538,7 @@ async function sequenceProperty<K extends KeyType>(factory: DictionaryFactory<K>
           } catch (e) {
             throw new Error(`${what}: threw ${describeError(e)}`);
           }
+          tally(result);
           await checkCommand(table, codec, model, pool, cmd, result, s.growth, what);
         }
       } else {
@@ -541,6 +550,7 @@ async function sequenceProperty<K extends KeyType>(factory: DictionaryFactory<K>
           } catch (e) {
             throw new Error(`${what}: threw ${describeError(e)}`);
           }
+          tally(result);
           await checkCommand(table, codec, model, pool, cmd, result, s.growth, what);
           check(table.size === model.size, `${what}: table.size is ${table.size}, the model has ${model.size}`);
         }
@@ -549,9 +559,16 @@ async function sequenceProperty<K extends KeyType>(factory: DictionaryFactory<K>
       const f = await findHost(table, all);
       model.expectFind(pool, f.found, f.values, 'final find of every key');
       await expectContents(table, codec, model, 'final retrieveAll');
+      if (table.capacity > initialCapacity) seen.grown++;
+      if (!s.growth)
+        check(table.capacity === initialCapacity, `growth off: the capacity moved from ${initialCapacity} to ${table.capacity}`);
     });
   });
-  await fc.assert(property, { seed: ctx.rng.u32() | 0, numRuns: s.runs, endOnFailure: true });
+  await assertProperty(property, ctx, s.runs);
+  if (!s.growth)
+    check(seen.failures > 0, `no insert of the ${s.runs} runs filled the table of ${s.capacity}: the check's sizes are too small`);
+  else if (!s.unawaited)
+    check(seen.grown > 0, `none of the ${s.runs} runs grew the table from ${s.capacity}: the check's sizes are too small`);
 }
 
 // ---- the suite -------------------------------------------------------------------------------
@@ -559,6 +576,40 @@ async function sequenceProperty<K extends KeyType>(factory: DictionaryFactory<K>
 /** fast-check runs: a few under SwiftShader, more on a GPU host. */
 function runs(base: number, scale: number): number {
   return Math.max(1, Math.round(base * Math.sqrt(scale)));
+}
+
+/**
+ * Runs a property seeded from the check's rng (the failure report gives the seed and path that
+ * replay it). A failure shrinks for up to 20 s (times the scale), then reports the smallest case
+ * found so far; that bound replaces `endOnFailure`, which would report the first case unshrunk.
+ */
+async function assertProperty<Ts>(
+  property: fc.IAsyncProperty<Ts>,
+  ctx: Pick<CheckContext, 'rng' | 'scale'>,
+  numRuns: number,
+): Promise<void> {
+  await fc.assert(property, { seed: ctx.rng.u32() | 0, numRuns, interruptAfterTimeLimit: 20_000 * ctx.scale });
+}
+
+/** Collects the failures of independent cases, so one run lists every case that fails. */
+class Cases {
+  private readonly problems: string[] = [];
+  private count = 0;
+
+  async run(what: string, body: () => Promise<void> | void): Promise<void> {
+    this.count++;
+    try {
+      await body();
+    } catch (e) {
+      this.problems.push(e instanceof Error ? e.message : `${what}: ${String(e)}`);
+    }
+  }
+
+  /** Throws listing every failed case. */
+  finish(what: string): void {
+    if (this.problems.length === 0) return;
+    throw new Error(`${what}: ${this.problems.length} of ${this.count} cases failed:\n  ${this.problems.join('\n  ')}`);
+  }
 }
 
 /**
@@ -584,7 +635,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
         pool: 160 * ctx.scale,
         maxBatch: 48 * ctx.scale,
         maxCommands: 12,
-        runs: runs(6, ctx.scale),
+        runs: runs(20, ctx.scale),
         capacity: 64,
         growth: true,
       }),
@@ -593,10 +644,10 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
   add('random sequences match the model, growth off: what failed names is absent, the rest present, sizes equal', (ctx) =>
     sequenceProperty(factory, ctx, {
       pool: 400 * ctx.scale,
-      maxBatch: 96 * ctx.scale,
+      maxBatch: 128 * ctx.scale,
       maxCommands: 10,
-      runs: runs(5, ctx.scale),
-      capacity: 128 * ctx.scale,
+      runs: runs(20, ctx.scale),
+      capacity: 64 * ctx.scale,
       growth: false,
     }),
   );
@@ -662,7 +713,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
         });
       },
     );
-    await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs(4, scale), endOnFailure: true });
+    await assertProperty(property, { rng, scale }, runs(10, scale));
   });
 
   // 3. Reserved keys.
@@ -721,7 +772,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
             await expectContents(table, codec, model, `after the refused ${what}`);
           },
         );
-        await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs(10, scale), endOnFailure: true });
+        await assertProperty(property, { rng, scale }, runs(30, scale));
       });
     },
     reserved.length > 0,
@@ -907,15 +958,21 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       cases.push(['insert with device values of the wrong length', () => table.insert(dk, dvShort)]);
       cases.push(['insert with device values of type f32', () => table.insert(dk, df as never)]);
       cases.push(['insert with host keys and device values of the wrong length', () => table.insert(hk, dvShort)]);
+      const results = new Cases();
       try {
         for (const [what, call] of cases) {
-          expectError(await caught(call), 'InvalidArgumentError', what);
-          check(table.size === model.size, `${what}: table.size changed to ${table.size} (the model has ${model.size})`);
+          const e = await caught(call);
+          await results.run(what, () => void expectError(e, 'InvalidArgumentError', what));
+          await results.run(what, () => expectContents(table, codec, model, `after ${what}`));
+          // Each case on its own: a call that changed the table moves the model along with it.
+          const all = await table.retrieveAll();
+          model.clear();
+          model.insert(codec.list(all.keys), all.values, false);
         }
       } finally {
         for (const a of [dk, dvShort, df]) a.destroy();
       }
-      await expectContents(table, codec, model, 'after the refused calls');
+      results.finish('wrong argument types');
     });
   });
   add('malformed create options: InvalidArgumentError', async ({ gpu }) => {
@@ -935,14 +992,16 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       ['an unknown option (capcity)', { capcity: 64 }],
       ['an unknown option next to capacity', { capacity: 64, loadFactor: 0.5 }],
     ];
+    const results = new Cases();
     for (const [what, options] of cases) {
       let made: Dictionary<K> | undefined;
       const e = await caught(async () => {
         made = await factory.create(gpu, options as ConformanceOptions);
       });
       made?.destroy();
-      expectError(e, 'InvalidArgumentError', `create with ${what}`);
+      await results.run(what, () => void expectError(e, 'InvalidArgumentError', `create with ${what}`));
     }
+    results.finish('malformed create options');
   });
 
   // 5. Op codes.
@@ -964,6 +1023,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
           [7, 'Uint32Array'],
           [0x1_0000_0000 - 1, 'Uint32Array'],
         ];
+        const results = new Cases();
         for (const [j, [code, as]] of bad.entries()) {
           const keys = [...present.slice(0, 6), ...codec.distinct(rng, n - 6)];
           const at = (3 + j) % n;
@@ -971,14 +1031,21 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
           list[at] = code;
           const ops = as === 'array' ? list : as === 'Uint8Array' ? Uint8Array.from(list) : Uint32Array.from(list);
           const what = `apply with op ${String(code)} at index ${at} (${as})`;
-          const e = expectError(
-            await caught(() => hostApply(table, { ops, keys: codec.host(keys), values: new Uint32Array(n).fill(9) })),
-            'InvalidOpError',
-            what,
-          );
-          check(e.index === at, `${what}: the error names index ${e.index}`);
-          await expectContents(table, codec, model, `after the refused ${what}`);
+          await results.run(what, async () => {
+            const e = expectError(
+              await caught(() => hostApply(table, { ops, keys: codec.host(keys), values: new Uint32Array(n).fill(9) })),
+              'InvalidOpError',
+              what,
+            );
+            check(e.index === at, `${what}: the error names index ${e.index}`);
+          });
+          // A batch that was applied after all: the model follows the table, so later cases stay meaningful.
+          const all = await table.retrieveAll();
+          await results.run(`${what}: unchanged`, () => expectContents(table, codec, model, `after the refused ${what}`));
+          model.clear();
+          model.insert(codec.list(all.keys), all.values, false);
         }
+        results.finish('bad op codes');
       });
     },
     hasApply,
@@ -1070,15 +1137,15 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
         // A second round: encode again, then erase first.
         const again = codec.distinct(rng, 40 * scale);
         const ak = upload(gpu, codec.words(again));
-        const av = upload(gpu, valuesFor(rng, again.length));
+        const againValues = valuesFor(rng, again.length);
+        const av = upload(gpu, againValues);
         try {
           await submitChecked(gpu, 'encodeInsert', (encoder) => table.encodeInsert(encoder, ak.buffer, av.buffer, again.length));
         } finally {
           ak.destroy();
           av.destroy();
         }
-        model.insert(again, new Uint32Array(again.length), false);
-        for (const k of again) model.open.set(k, new Set([model.map.get(k) as number]));
+        model.insert(again, againValues, false);
         const gone = [...again.slice(0, 20 * scale), ...base.slice(60 * scale, 80 * scale)];
         const erased = await table.erase(codec.host(gone));
         const want = model.erase(gone);
@@ -1214,7 +1281,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       pool: 120 * ctx.scale,
       maxBatch: 40 * ctx.scale,
       maxCommands: 12,
-      runs: runs(5, ctx.scale),
+      runs: runs(15, ctx.scale),
       capacity: 64,
       growth: caps.has('growth'),
       unawaited: true,
@@ -1233,8 +1300,10 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
         ['erase', (t) => t.erase(codec.host(keys))],
         ['retrieveAll', (t) => t.retrieveAll()],
       ];
+      const results = new Cases();
       for (const [name, op] of kinds) {
         for (const delay of [false, true]) {
+          const when = `${name} in flight${delay ? ' (1 ms in)' : ''}, then destroy()`;
           const table = await factory.create(gpu, { capacity: 64 });
           await table.insert(codec.host(keys.slice(0, 100)), values.slice(0, 100));
           const first = op(table);
@@ -1243,16 +1312,20 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
           const second = table.insert(codec.host(keys.slice(0, 10)), values.slice(0, 10));
           second.catch(() => {});
           table.destroy();
-          const when = `${name} in flight${delay ? ' (1 ms in)' : ''}, then destroy()`;
           const e1 = await caught(() => first);
-          // An operation already complete on the device may resolve; it must never fail with a WebGPU error.
-          if (e1 !== undefined) expectError(e1, 'DestroyedError', `${when}: the in-flight ${name}`);
-          else check(delay, `${when}: the in-flight ${name} resolved although destroy() came before it ran`);
-          expectError(await caught(() => second), 'DestroyedError', `${when}: an insert issued before destroy()`);
-          expectError(await caught(() => table.find(codec.host(keys.slice(0, 5)))), 'DestroyedError', `${when}: find after destroy()`);
-          expectError(await caught(() => table.clear()), 'DestroyedError', `${when}: clear after destroy()`);
+          await results.run(when, () => {
+            // An operation already complete on the device may resolve; it must never fail with a WebGPU error.
+            if (e1 !== undefined) expectError(e1, 'DestroyedError', `${when}: the in-flight ${name}`);
+            else check(delay, `${when}: the in-flight ${name} resolved although destroy() came before it ran`);
+          });
+          const e3 = await caught(() => second);
+          await results.run(when, () => void expectError(e3, 'DestroyedError', `${when}: an insert issued before destroy()`));
+          const e4 = await caught(() => table.find(codec.host(keys.slice(0, 5))));
+          await results.run(when, () => void expectError(e4, 'DestroyedError', `${when}: find after destroy()`));
+          const e5 = await caught(() => table.clear());
+          await results.run(when, () => void expectError(e5, 'DestroyedError', `${when}: clear after destroy()`));
           const e2 = await caught(() => table.destroy());
-          check(e2 === undefined, `${when}: a second destroy() threw ${describeError(e2)}`);
+          await results.run(when, () => check(e2 === undefined, `${when}: a second destroy() threw ${describeError(e2)}`));
         }
       }
       // Encodes after destroy.
@@ -1267,15 +1340,18 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
           ['encodeErase', () => table.encodeErase(encoder, dk.buffer, 4)],
           ['encodeClear', () => table.encodeClear(encoder)],
         ];
-        for (const [name, call] of encodes) expectError(await caught(call), 'DestroyedError', `${name} after destroy()`);
+        for (const [name, call] of encodes) {
+          const e = await caught(call);
+          await results.run(name, () => void expectError(e, 'DestroyedError', `${name} after destroy()`));
+        }
       } finally {
         encoder.finish();
         dk.destroy();
       }
-      check(
-        (table as { isDestroyed?: unknown }).isDestroyed === true,
-        `isDestroyed is ${String((table as { isDestroyed?: unknown }).isDestroyed)} after destroy()`,
+      await results.run('isDestroyed', () =>
+        check(table.isDestroyed === true, `isDestroyed is ${String(table.isDestroyed)} after destroy()`),
       );
+      results.finish('destroy');
     },
   );
   add('device loss: the next operation rejects with DeviceLostError', async ({ rng }) => {
@@ -1309,7 +1385,7 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       for (const capacity of [256, 1024]) {
         await withTable(factory, gpu, { capacity, growth: true }, async (table) => {
           const model = new Model();
-          const words = collide(capacity, 300 * scale, rng);
+          const words = collide(capacity, 600 * scale, rng);
           const keys: Key[] =
             factory.keyType === 'u64'
               ? Array.from(
@@ -1348,35 +1424,45 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       const distinct = 1000 * scale;
       const n = 100_000 * scale;
       const maxLoadFactor = 0.8;
-      await withTable(factory, gpu, { capacity: 64, growth: true, maxLoadFactor }, async (table) => {
-        const model = new Model();
-        const keys = codec.distinct(rng, distinct);
-        const batch = Array.from({ length: n }, (_, i) => (i < distinct ? keys[i] : keys[rng.below(distinct)]) as Key);
-        const values = valuesFor(rng, n);
-        const hostBatch = codec.host(batch);
-        const r = await table.insert(hostBatch, values);
-        check(r.failed.length === 0, `${r.failed.length} failed`);
-        const added = model.insert(batch, values, false);
-        check(r.inserted === added, `inserted ${r.inserted}, expected ${added}`);
-        const bound = 4 * Math.ceil(distinct / maxLoadFactor);
-        check(
-          table.capacity <= bound,
-          `after ${n} entries of ${distinct} distinct keys the capacity is ${table.capacity}; ${distinct} keys need ${Math.ceil(distinct / maxLoadFactor)} at load ${maxLoadFactor} (bound ${bound})`,
-        );
-        const capacity = table.capacity;
-        const r2 = await table.insertOrAssign(hostBatch, values);
-        check(r2.inserted === 0, `insertOrAssign of present keys inserted ${r2.inserted}`);
-        check(
-          table.capacity === capacity,
-          `insertOrAssign of ${n} entries of present keys moved the capacity from ${capacity} to ${table.capacity}`,
-        );
-        const r3 = await table.insertOrAssign(codec.host(keys), valuesFor(rng, distinct));
-        check(
-          r3.inserted === 0 && table.capacity === capacity,
-          `insertOrAssign of the ${distinct} present keys: capacity ${capacity} -> ${table.capacity}`,
-        );
-        check(table.size === distinct, `size ${table.size}, expected ${distinct}`);
-      });
+      const keys = codec.distinct(rng, distinct);
+      const batch = Array.from({ length: n }, (_, i) => (i < distinct ? keys[i] : keys[rng.below(distinct)]) as Key);
+      const values = valuesFor(rng, n);
+      const hostBatch = codec.host(batch);
+      const needed = Math.ceil(distinct / maxLoadFactor);
+      const results = new Cases();
+      // One batch of many duplicates into a small table.
+      await results.run('one batch', () =>
+        withTable(factory, gpu, { capacity: 64, growth: true, maxLoadFactor }, async (table) => {
+          const r = await table.insert(hostBatch, values);
+          const what = `insert of ${n} entries of ${distinct} distinct keys`;
+          check(r.failed.length === 0, `${what}: ${r.failed.length} failed`);
+          check(r.inserted === distinct, `${what}: inserted ${r.inserted}, expected ${distinct}`);
+          check(
+            table.capacity <= 4 * needed,
+            `${what}: the capacity is ${table.capacity}; ${distinct} keys need ${needed} at load ${maxLoadFactor} (bound ${4 * needed})`,
+          );
+        }),
+      );
+      // Keys already present: insertOrAssign (of the big batch, then of each key once) grows nothing.
+      await results.run('present keys', () =>
+        withTable(factory, gpu, { capacity: 64, growth: true, maxLoadFactor }, async (table) => {
+          for (let i = 0; i < distinct; i += 100) await table.insert(codec.host(keys.slice(i, i + 100)), values.subarray(i, i + 100));
+          check(table.size === distinct, `after inserting ${distinct} keys in batches of 100: size ${table.size}`);
+          const capacity = table.capacity;
+          const r2 = await table.insertOrAssign(hostBatch, values);
+          check(
+            r2.inserted === 0 && table.capacity === capacity,
+            `insertOrAssign of ${n} entries of ${distinct} present keys: inserted ${r2.inserted}, capacity ${capacity} -> ${table.capacity}`,
+          );
+          const r3 = await table.insertOrAssign(codec.host(keys), valuesFor(rng, distinct));
+          check(
+            r3.inserted === 0 && table.capacity === capacity,
+            `insertOrAssign of the ${distinct} present keys: inserted ${r3.inserted}, capacity ${capacity} -> ${table.capacity}`,
+          );
+          check(table.size === distinct, `size ${table.size}, expected ${distinct}`);
+        }),
+      );
+      results.finish('growth sized by new keys');
     },
     caps.has('growth'),
   );
@@ -1384,9 +1470,12 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
   // 12. Error names.
   add('errors keep their documented name and code (minification-proof) and are GpuhashErrors', async ({ gpu, rng }) => {
     // The vocabulary itself: a renamed subclass (what a minifier does to class names) keeps the documented name.
+    const results = new Cases();
     const renamed = { x: class extends InvalidArgumentError {} }.x;
     const r = new renamed('m');
-    check(r.name === 'InvalidArgumentError', `a renamed InvalidArgumentError subclass reports name '${r.name}'`);
+    await results.run('renamed', () =>
+      check(r.name === 'InvalidArgumentError', `a renamed InvalidArgumentError subclass reports name '${r.name}'`),
+    );
     await withTable(factory, gpu, { capacity: 256 }, async (table) => {
       const keys = codec.distinct(rng, 8);
       const hk = codec.host(keys);
@@ -1408,17 +1497,17 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       }
       for (const [name, what, call] of provoked) {
         const e = await caught(call);
-        check(e instanceof GpuhashError, `${what}: threw ${describeError(e)}, not a GpuhashError`);
-        expectError(e, name, what);
+        await results.run(what, () => {
+          check(e instanceof GpuhashError, `${what}: threw ${describeError(e)}, not a GpuhashError`);
+          expectError(e, name, what);
+        });
       }
     });
     const table = await factory.create(gpu, { capacity: 64 });
     table.destroy();
-    expectError(
-      await caught(() => table.insert(codec.host(codec.distinct(rng, 1)), new Uint32Array(1))),
-      'DestroyedError',
-      'insert after destroy',
-    );
+    const e = await caught(() => table.insert(codec.host(codec.distinct(rng, 1)), new Uint32Array(1)));
+    await results.run('destroyed', () => void expectError(e, 'DestroyedError', 'insert after destroy'));
+    results.finish('error names');
   });
 
   return defineChecks(`conformance/${factory.name}`, checks);
