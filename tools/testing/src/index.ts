@@ -1,6 +1,8 @@
 export type { CheckContext, CheckSuite, GpuCheck } from './checks';
 export { checkRng, defineChecks } from './checks';
 export { expectSameArrays, MismatchError } from './compare';
+export type { ConformanceCapability, ConformanceOptions, DictionaryFactory } from './dictionary-checks';
+export { dictionaryChecks } from './dictionary-checks';
 export { testGpu } from './gpu';
 export { benchKeys, check, pick, universe } from './keys';
 export type { ReservedKeysTable } from './reserved-keys';

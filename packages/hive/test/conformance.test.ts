@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { hiveConformance } from './conformance.checks';
+
+describeChecks(hiveConformance);
