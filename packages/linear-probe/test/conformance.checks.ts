@@ -1,4 +1,4 @@
-import type { Dictionary, Gpu } from '@gpuhash/core';
+import type { Gpu } from '@gpuhash/core';
 import { fmix32, fmix64U32 } from '@gpuhash/kernels';
 import { type ConformanceOptions, type DictionaryFactory, dictionaryChecks, type Rng } from '@gpuhash/testing';
 import { LinearProbeTable, RESERVED_KEYS } from '../src';
@@ -40,13 +40,12 @@ function withKeyType(options: ConformanceOptions, keyType: 'u32' | 'u64'): Confo
   return { ...options, keyType } as ConformanceOptions;
 }
 
-// Casts: the table does not declare `implements Dictionary` yet; the suite checks that it behaves as one.
 export const linearProbeFactory: DictionaryFactory<'u32'> = {
   name: 'linear-probe',
   keyType: 'u32',
   reservedKeys: RESERVED_KEYS,
-  capabilities: new Set(['apply', 'resize', 'bulk-insert', 'growth']),
-  create: (gpu: Gpu, options) => LinearProbeTable.create(gpu, options as never) as unknown as Promise<Dictionary<'u32'>>,
+  capabilities: new Set(['apply', 'device-apply', 'resize', 'bulk-insert', 'growth']),
+  create: (gpu: Gpu, options) => LinearProbeTable.create(gpu, options),
   collidingKeys,
 };
 
@@ -54,9 +53,8 @@ export const linearProbeU64Factory: DictionaryFactory<'u64'> = {
   name: 'linear-probe u64',
   keyType: 'u64',
   reservedKeys: [],
-  capabilities: new Set(['apply', 'u64', 'resize', 'growth']),
-  create: (gpu: Gpu, options) =>
-    LinearProbeTable.create<'u64'>(gpu, withKeyType(options, 'u64') as never) as unknown as Promise<Dictionary<'u64'>>,
+  capabilities: new Set(['apply', 'device-apply', 'u64', 'resize', 'growth']),
+  create: (gpu: Gpu, options) => LinearProbeTable.create<'u64'>(gpu, withKeyType(options, 'u64')),
   collidingKeys: collidingU64Keys,
 };
 
