@@ -16,6 +16,7 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
       import('../../../packages/linear-probe/test/table.checks'),
       import('../../../packages/linear-probe/test/u64.checks'),
       import('../../../packages/linear-probe/test/stress.checks'),
+      import('../../../packages/linear-probe/test/conformance.checks'),
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },
@@ -27,6 +28,7 @@ export const suiteLoaders: Record<string, () => Promise<CheckSuite[]>> = {
       import('../../../packages/hive/test/stress.checks'),
       import('../../../packages/hive/test/twins.checks'),
       import('../../../packages/hive/test/partition.checks'),
+      import('../../../packages/hive/test/conformance.checks'),
     ]);
     return mods.flatMap((m) => Object.values(m).filter(isSuite));
   },
