@@ -1,5 +1,5 @@
 import { LinearProbeTable, RESERVED_KEYS } from '@gpuhash/linear-probe';
-import { adaptDictionary } from './dictionary';
+import { adaptDictionary, asDictionary } from './dictionary';
 import type { TableEntry } from './types';
 
 function entry(name: string, bulkInsert: 'auto' | 'never', description: string): TableEntry {
@@ -13,7 +13,7 @@ function entry(name: string, bulkInsert: 'auto' | 'never', description: string):
       // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
       // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
       const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert });
-      return adaptDictionary(name, table);
+      return adaptDictionary(name, asDictionary(table));
     },
   };
 }
@@ -27,3 +27,6 @@ export const linearProbeAtomic = entry(
   'never',
   '@gpuhash/linear-probe with bulkInsert: never (every insert a global CAS, as in the paper)',
 );
+
+/** The bench's entries for @gpuhash/linear-probe (read by packages.generated.ts). */
+export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic];
