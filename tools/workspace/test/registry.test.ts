@@ -1,7 +1,7 @@
 // Every registration derived from the package list is complete: a package added under packages/
 // shows up in the aliases, tsconfig paths, gpu-check, the bench, the playground and the docs, or
 // this test says what to run.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,9 @@ const FIX = 'run `pnpm sync:packages` (it writes them and runs pnpm install)';
 
 describe('the package list', () => {
   it('finds every package under packages/, each with a valid gpuhash field', () => {
-    expect(packages.map((p) => p.id).sort()).toEqual(['core', 'hive', 'kernels', 'linear-probe']);
-    expect(tables.map((p) => p.id)).toEqual(['linear-probe', 'hive']);
+    const folders = readdirSync(join(ROOT, 'packages')).filter((d) => existsSync(join(ROOT, 'packages', d, 'package.json')));
+    expect(packages.map((p) => p.id).sort()).toEqual(folders.sort());
+    expect(packages.map((p) => p.id)).toEqual(expect.arrayContaining(['core', 'kernels', 'linear-probe', 'hive']));
   });
 
   it('has the generated modules up to date', () => {
@@ -60,11 +61,15 @@ describe('every package is registered', () => {
   it('in the bench (tables)', () => {
     const names = BENCH_TABLES.map((t) => t.name);
     for (const p of tables) expect(names, `the bench has a table named ${p.id}`).toContain(p.id);
-    expect(names).toEqual(['linear-probe', 'linear-probe-atomic', 'hive']);
+    // In package order, a package's variants after it ('linear-probe', 'linear-probe-atomic').
+    const owner = (name: string) => tables.findIndex((p) => name === p.id || name.startsWith(`${p.id}-`));
+    const owners = names.map(owner);
+    expect(owners.every((o) => o >= 0)).toBe(true);
+    expect(owners).toEqual([...owners].sort((a, b) => a - b));
     for (const t of BENCH_TABLES) expect(t.reservedKeys.length, `${t.name} reserves its sentinels`).toBeGreaterThan(0);
   });
 
-  it('in the playground (tables), in order, with the coming designs after their place', () => {
+  it('in the playground (tables), in package order, replacing its "coming" entry', () => {
     for (const p of tables) {
       const choice = PLAYGROUND_TABLES.find((t) => t.id === p.id);
       expect(choice?.status, p.id).toBe('ready');
@@ -72,13 +77,9 @@ describe('every package is registered', () => {
       expect(choice?.summary).toBe(p.gpuhash.summary);
       expect(choice?.maxLoad).toBe(p.gpuhash.maxLoad);
     }
-    expect(PLAYGROUND_TABLES.map((t) => `${t.id}:${t.status}`)).toEqual([
-      'linear-probe:ready',
-      'slab:coming',
-      'hive:ready',
-      'horton:coming',
-      'hkv:coming',
-    ]);
+    expect(PLAYGROUND_TABLES.filter((t) => t.status === 'ready').map((t) => t.id)).toEqual(tables.map((p) => p.id));
+    // A design still 'coming' has no package yet.
+    for (const t of PLAYGROUND_TABLES.filter((t) => t.status === 'coming')) expect(tables.map((p) => p.id)).not.toContain(t.id);
   });
 
   it('in the docs: the API reference and the guides', async () => {
@@ -92,7 +93,6 @@ describe('every package is registered', () => {
       expect(existsSync(join(ROOT, 'apps/docs/src', `${p.gpuhash.guide}.md`)), `apps/docs/src${p.gpuhash.guide}.md exists`).toBe(true);
     }
     expect(links).toEqual(guides().map((g) => g.link));
-    for (const p of tables) expect(p.gpuhash.guide, `${p.id} has a guide`).toBeDefined();
   });
 });
 
