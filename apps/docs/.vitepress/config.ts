@@ -1,14 +1,11 @@
 import { defineConfig } from 'vitepress';
+import { guides as packageGuides } from '../../../tools/workspace/packages.mjs';
 import { workspaceAliases } from '../../../workspace-aliases.mjs';
 import { apiSidebar } from './api-sidebar';
 import { nodeOnlyStubs } from './node-only';
 
-const guides = [
-  { text: 'linear-probe', link: '/guides/linear-probe' },
-  { text: 'hive', link: '/guides/hive' },
-  { text: 'core: the GPU runtime', link: '/guides/core' },
-  { text: 'kernels: the WGSL toolkit', link: '/guides/kernels' },
-];
+/** The guides, from the packages' package.json (`gpuhash.guide`): tables first, then the toolkit. */
+const guides = packageGuides();
 
 export default defineConfig({
   title: 'gpuhash',

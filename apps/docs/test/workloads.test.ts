@@ -1,6 +1,7 @@
+import { Op } from '@gpuhash/core';
 import { describe, expect, it } from 'vitest';
 import { hitStream, missStream, valueFor } from '../lib/playground/keys';
-import { MixedOp, type PlaygroundTable } from '../lib/playground/tables';
+import type { PlaygroundTable } from '../lib/playground/tables';
 import { batchSizes, expectedFinalSize, maxSize, mixedBatch, mixedSplit, runWorkload } from '../lib/playground/workloads';
 
 /** A CPU table with the playground's interface; `corrupt` makes it answer wrongly for some keys. */
@@ -42,11 +43,11 @@ function cpuTable(capacity: number, corrupt: (key: number) => boolean = () => fa
       const out = new Uint32Array(keys.length);
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i] as number;
-        if (ops[i] === MixedOp.insert) {
+        if (ops[i] === Op.insert) {
           if (map.has(k)) continue;
           map.set(k, values[i] as number);
           status[i] = 1;
-        } else if (ops[i] === MixedOp.erase) {
+        } else if (ops[i] === Op.erase) {
           status[i] = map.delete(k) ? 1 : 0;
         } else if (map.has(k) && !corrupt(k)) {
           status[i] = 1;
@@ -132,7 +133,7 @@ describe('playground workloads', () => {
     const before = new Set(live);
     let seed = 1;
     const b = mixedBatch(100, live, missStream().take(mixedSplit(100).inserts), () => (seed = (seed * 48271) % 2147483647) / 2147483647);
-    const chosen = b.keys.filter((_, i) => b.ops[i] !== MixedOp.insert);
+    const chosen = b.keys.filter((_, i) => b.ops[i] !== Op.insert);
     expect(new Set(chosen).size).toBe(chosen.length);
     for (const k of chosen) expect(before.has(k)).toBe(true);
     expect(live).toHaveLength(100 + b.inserted - b.erased);

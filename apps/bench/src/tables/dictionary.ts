@@ -1,47 +1,13 @@
-import type { BenchTable } from './types';
+import type { DeviceDictionary, Dictionary, DictionaryOptions, Gpu } from '@gpuhash/core';
+import type { BenchTable, TableEntry, TablePackage } from './types';
 
-/**
- * The device-side and host API every gpuhash dictionary table shares (linear-probe, hive): the
- * bench drives any of them through this one adapter.
- */
-export interface DictionaryTable {
-  readonly capacity: number;
-  readonly size: number;
-  encodeClear(encoder: GPUCommandEncoder): void;
-  encodeInsert(
-    encoder: GPUCommandEncoder,
-    keys: GPUBuffer,
-    values: GPUBuffer,
-    n: number,
-    options: { timestampWrites?: GPUComputePassTimestampWrites },
-  ): unknown;
-  encodeFind(
-    encoder: GPUCommandEncoder,
-    keys: GPUBuffer,
-    n: number,
-    outValues: GPUBuffer,
-    outFound: GPUBuffer,
-    timestampWrites?: GPUComputePassTimestampWrites,
-  ): void;
-  encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void;
-  encodeApply(
-    encoder: GPUCommandEncoder,
-    ops: GPUBuffer,
-    keys: GPUBuffer,
-    values: GPUBuffer,
-    n: number,
-    out: GPUBuffer,
-    timestampWrites?: GPUComputePassTimestampWrites,
-  ): void;
-  sync(): Promise<unknown>;
-  clear(): Promise<void>;
-  insert(keys: Uint32Array, values: Uint32Array): Promise<{ failed: Uint32Array }>;
-  find(keys: Uint32Array): Promise<{ values: Uint32Array; found: Uint8Array }>;
-  destroy(): void;
-}
+/** What the bench uses of a gpuhash dictionary table (core's contract), device side and host side. */
+export type BenchDictionary = Pick<Dictionary, 'capacity' | 'size' | 'sync' | 'clear' | 'insert' | 'find' | 'destroy'> &
+  Pick<DeviceDictionary, 'encodeClear' | 'encodeInsert' | 'encodeFind' | 'encodeErase' | 'encodeApply'>;
 
-/** Wraps a dictionary table. The bench's op codes are the tables' own (0 insert, 2 find, 3 erase). */
-export function adaptDictionary(name: string, table: DictionaryTable): BenchTable {
+/** Wraps a dictionary table. The bench's op codes are core's `Op`, which every table shares. */
+export function adaptDictionary(name: string, table: BenchDictionary): BenchTable {
+  const { encodeApply } = table;
   return {
     capacity: table.capacity,
     encodeReset: (encoder) => table.encodeClear(encoder),
@@ -52,8 +18,10 @@ export function adaptDictionary(name: string, table: DictionaryTable): BenchTabl
       table.encodeFind(encoder, keys, n, outValues, outFound, timestampWrites),
     encodeErase: (encoder, keys, n, timestampWrites) => table.encodeErase(encoder, keys, n, timestampWrites),
     // `out` is (value, status) pairs.
-    encodeMixed: (encoder, ops, keys, values, n, out, timestampWrites) =>
-      table.encodeApply(encoder, ops, keys, values, n, out, timestampWrites),
+    encodeMixed: encodeApply
+      ? (encoder, ops, keys, values, n, out, timestampWrites) =>
+          encodeApply.call(table, encoder, ops, keys, values, n, out, timestampWrites)
+      : undefined,
     async size() {
       await table.sync();
       return table.size;
@@ -67,5 +35,30 @@ export function adaptDictionary(name: string, table: DictionaryTable): BenchTabl
       find: (keys) => table.find(keys),
     },
     destroy: () => table.destroy(),
+  };
+}
+
+/**
+ * The bench entry of a table package without a file of its own in src/tables/: the table made by
+ * its class's `create(gpu, { capacity, growth: false })` (exactly `capacity` slots, never grows),
+ * per-batch scratch sized up front, driven through core's dictionary contract.
+ */
+export function dictionaryEntry(pkg: TablePackage): TableEntry {
+  const reserved = (pkg.module as { RESERVED_KEYS?: readonly number[] }).RESERVED_KEYS ?? [];
+  const { table: Table } = pkg;
+  return {
+    name: pkg.id,
+    description: `${pkg.summary} (${pkg.name})`,
+    capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
+    reservedKeys: reserved,
+    maxLoad: pkg.maxLoad,
+    async create(gpu: Gpu, capacity: number) {
+      const options: DictionaryOptions = { capacity, growth: false };
+      const table = await Table.create(gpu, options);
+      // Encodes grow per-batch scratch on demand; sizing it up front keeps passes already
+      // recorded into an encoder valid (and keeps the allocation out of the timed passes).
+      table.reserveBatch(capacity);
+      return adaptDictionary(pkg.id, table);
+    },
   };
 }

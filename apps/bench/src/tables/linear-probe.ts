@@ -27,3 +27,6 @@ export const linearProbeAtomic = entry(
   'never',
   '@gpuhash/linear-probe with bulkInsert: never (every insert a global CAS, as in the paper)',
 );
+
+/** The bench's entries for @gpuhash/linear-probe (read by packages.generated.ts). */
+export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic];

@@ -1,4 +1,4 @@
-import { type Gpu, Op } from '@gpuhash/core';
+import { type Dictionary, type DictionaryOptions, type Gpu, Op } from '@gpuhash/core';
 
 /**
  * What a table can do, as the workloads ask for it. A workload runs on a table only when the
@@ -75,4 +75,22 @@ export interface TableEntry {
   readonly maxLoad: number;
   /** A new, empty table of exactly `capacity` slots that never grows. */
   create(gpu: Gpu, capacity: number): Promise<BenchTable>;
+}
+
+/** A table package as `pnpm sync:packages` lists it (packages.generated.ts), from its package.json. */
+export interface TablePackage {
+  /** Its folder under packages/ ('hive'). */
+  readonly id: string;
+  /** '@gpuhash/hive' */
+  readonly name: string;
+  /** gpuhash.summary: one line on the design. */
+  readonly summary: string;
+  /** gpuhash.maxLoad */
+  readonly maxLoad: number;
+  /** The package's exports. */
+  readonly module: object;
+  /** Its table class (gpuhash.export). */
+  readonly table: { create(gpu: Gpu, options: DictionaryOptions): Promise<Dictionary> };
+  /** The entries of its own file in src/tables/, where it has one. */
+  readonly tables?: readonly TableEntry[];
 }

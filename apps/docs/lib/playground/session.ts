@@ -1,6 +1,6 @@
-import type { Gpu } from '@gpuhash/core';
+import { type Gpu, Op } from '@gpuhash/core';
 import { hitStream, valuesFor } from './keys';
-import { MixedOp, type TableChoice } from './tables';
+import type { TableChoice } from './tables';
 import { type RunResult, type RunSpec, runWorkload, type StepResult } from './workloads';
 
 let shared: Promise<Gpu> | undefined;
@@ -35,7 +35,7 @@ async function warmUp(gpu: Gpu, choice: TableChoice): Promise<void> {
   const keys = hitStream().take(64);
   await table.insert(keys, valuesFor(keys));
   await table.find(keys);
-  await table.apply?.(new Uint8Array(64).fill(MixedOp.find), keys, valuesFor(keys));
+  await table.apply?.(new Uint8Array(64).fill(Op.find), keys, valuesFor(keys));
   await table.erase(keys);
   await table.insert(keys, valuesFor(keys)); // inserts that reuse tombstones compile another variant
   table.destroy();

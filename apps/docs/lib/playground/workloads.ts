@@ -1,5 +1,6 @@
+import { Op } from '@gpuhash/core';
 import { hitStream, missStream, seededRandom, valueFor, valuesFor } from './keys';
-import { MixedOp, type PlaygroundTable } from './tables';
+import type { PlaygroundTable } from './tables';
 
 export type WorkloadId = 'insert' | 'find-hits' | 'find-misses' | 'mixed';
 
@@ -207,13 +208,13 @@ export async function runWorkload(table: PlaygroundTable, spec: RunSpec, options
         for (let i = 0; i < batch.keys.length; i++) {
           const op = batch.ops[i];
           const key = batch.keys[i] as number;
-          if (op === MixedOp.find) {
+          if (op === Op.find) {
             tally.expectedFound++;
             if (result.status[i] === 1) tally.found++;
             if (result.status[i] !== 1 || result.values[i] !== valueFor(key)) tally.mismatches++;
           } else if (result.status[i] !== 1) {
             tally.mismatches++;
-            if (op === MixedOp.insert) failed++;
+            if (op === Op.insert) failed++;
           }
         }
         expectedSize += batch.inserted - batch.erased;
@@ -273,11 +274,11 @@ export function mixedBatch(count: number, live: number[], fresh: Uint32Array, ra
   const total = inserts + finds + erases;
   const ops = new Uint8Array(total);
   const keys = new Uint32Array(total);
-  ops.fill(MixedOp.insert, 0, inserts);
+  ops.fill(Op.insert, 0, inserts);
   keys.set(fresh, 0);
-  ops.fill(MixedOp.find, inserts, inserts + finds);
+  ops.fill(Op.find, inserts, inserts + finds);
   keys.set(chosen.slice(0, finds), inserts);
-  ops.fill(MixedOp.erase, inserts + finds);
+  ops.fill(Op.erase, inserts + finds);
   keys.set(erasedKeys, inserts + finds);
   shuffle(ops, keys, random);
   return { ops, keys, inserted: inserts, erased: erases };
@@ -309,20 +310,20 @@ async function runMixed(
       return;
     }
     const pick = (op: number) => batch.keys.filter((_, i) => batch.ops[i] === op);
-    const inserts = pick(MixedOp.insert);
+    const inserts = pick(Op.insert);
     const failedInserts = (await table.insert(inserts, valuesFor(inserts))).failed;
-    const finds = await table.find(pick(MixedOp.find));
-    const erased = await table.erase(pick(MixedOp.erase));
+    const finds = await table.find(pick(Op.find));
+    const erased = await table.erase(pick(Op.erase));
     // Per-op status from the batch answers: finds are exact, inserts and erases by count.
     let f = 0;
     let insertFailuresLeft = failedInserts;
     let erasesLeft = erased;
     for (let i = 0; i < batch.keys.length; i++) {
       const op = batch.ops[i];
-      if (op === MixedOp.find) {
+      if (op === Op.find) {
         result.values[i] = finds.values[f] as number;
         result.status[i] = finds.found[f++] as number;
-      } else if (op === MixedOp.insert) {
+      } else if (op === Op.insert) {
         result.status[i] = insertFailuresLeft-- > 0 ? 0 : 1;
       } else {
         result.status[i] = erasesLeft-- > 0 ? 1 : 0;

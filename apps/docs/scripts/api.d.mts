@@ -1,0 +1,2 @@
+/** The packages the API reference covers (folder names under packages/), in sidebar order. */
+export declare const API_PACKAGES: string[];
