@@ -17,7 +17,7 @@ export type StorageAccess = 'read' | 'read_write';
 export interface StorageBindingSpec {
   readonly kind: 'storage';
   readonly access: StorageAccess;
-  /** WGSL element type: 'u32', 'atomic<u32>', 'vec2<u32>', ... */
+  /** WGSL element type: `u32`, `atomic<u32>`, `vec2<u32>`, ... */
   readonly element: string;
 }
 

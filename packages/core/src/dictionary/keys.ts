@@ -89,7 +89,7 @@ export function keyCount<K extends KeyType>(spec: KeySpec<K>, keys: KeysInput<K>
 }
 
 /**
- * Checks a values argument: a Uint32Array or a DeviceArray<'u32'> of `n` entries. Other typed
+ * Checks a values argument: a `Uint32Array` or a `DeviceArray<'u32'>` of `n` entries. Other typed
  * arrays are refused rather than reinterpreted.
  */
 export function checkValues(values: unknown, n: number, where: string): void {
