@@ -1,13 +1,9 @@
-import { type DeviceArray, type Gpu, ReservedKeyError } from '@gpuhash/core';
+import { type DeviceArray, type Dictionary, type Gpu, ReservedKeyError } from '@gpuhash/core';
 import { check, universe } from './keys';
 import type { Rng } from './rng';
 
-/** What the reserved-key check needs of a table: host and device inserts, host finds, its size. */
-export interface ReservedKeysTable {
-  readonly size: number;
-  insert(keys: Uint32Array | DeviceArray<'u32'>, values: Uint32Array | DeviceArray<'u32'>): Promise<unknown>;
-  find(keys: Uint32Array): Promise<unknown>;
-}
+/** What the reserved-key check needs of a table (core's Dictionary): host and device inserts, host finds, its size. */
+export type ReservedKeysTable = Pick<Dictionary, 'size' | 'insert' | 'find'>;
 
 /** Runs `call` and returns what it threw (undefined if nothing). */
 export async function thrown(call: () => Promise<unknown>): Promise<unknown> {
