@@ -61,5 +61,5 @@ fn report_failure(index: u32) { push_list(L_FAILED, index); }
 // A retired slot (global index), freed by the release pass once no op of this batch can read it.
 fn push_freed(g: u32) { push_list(L_FREED, g); }
 `,
-  [commonModule],
+  { requires: [commonModule], needs: ['params', 'counters', 'lists'] },
 );
