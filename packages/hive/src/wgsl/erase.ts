@@ -1,6 +1,7 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
+import { listsModule } from './lists';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
@@ -74,6 +75,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           lookupLanesModule(subgroups),
           wcmeModule(subgroups),
           talliesModule,
+          listsModule,
           overflowModule,
         ],
       },

@@ -1,6 +1,7 @@
 import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
+import { listsModule } from './lists';
 import { opPassBindings, pushGroupModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
@@ -85,7 +86,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule],
+        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule, listsModule],
       },
     ),
 });

@@ -2,6 +2,7 @@ import { defineKernel } from '@gpuhash/core';
 import { composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { cuckooModule } from './cuckoo';
+import { listsModule } from './lists';
 import { opPassBindings } from './op-pass';
 import { hiveParams } from './params';
 
@@ -159,6 +160,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, cuckooModule(subgroups)], constants: { LOCKED_ROUNDS } },
+      { modules: [gridModule, cuckooModule(subgroups), listsModule], constants: { LOCKED_ROUNDS } },
     ),
 });

@@ -2,6 +2,7 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule, type WgslModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { cooperativeVariant } from './cooperative-variant';
+import { listsModule } from './lists';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
@@ -281,6 +282,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           lookupLanesModule(subgroups),
           wcmeModule(subgroups),
           talliesModule,
+          listsModule,
           overflowModule,
           pushGroupModule(subgroups),
         ],
