@@ -1,13 +1,14 @@
-import { encodeExclusiveScan, type Gpu, type Kernel } from '@gpuhash/core';
+import { type BindingsLayout, type DefinedKernel, type EncodeOptions, encodeExclusiveScan, type Gpu } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
 import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS, roomWords } from './wgsl/bulk';
-import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, PARAM_WORDS, WORKGROUP_SIZE } from './wgsl/common';
+import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { homePassKernel } from './wgsl/home-pass';
 import { listedPlanKernel } from './wgsl/listed-plan';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
-import { opPassKernel } from './wgsl/op-pass';
+import { type opPassBindings, opPassKernel } from './wgsl/op-pass';
+import type { HiveParams, HiveParamValues } from './wgsl/params';
 import { releaseKernel } from './wgsl/release';
 
 /**
@@ -38,6 +39,9 @@ export interface ParamFields {
   /** Entries per list of the bound lists buffer (default: the table's lists). */
   listCap?: number;
 }
+
+/** The buffers of an op pass by binding name. */
+type OpPassBuffers = EncodeOptions<typeof opPassBindings, HiveParams>['buffers'];
 
 /** A batch of ops in device buffers: insert batches leave ops and out out. */
 export interface OpBatch {
@@ -77,32 +81,28 @@ export class Dispatcher {
     return splitPointerFor(this.buckets);
   }
 
-  params(f: ParamFields): Uint32Array {
+  /** The Params of one dispatch: its own fields, and the geometry of the table (or the pointer and lists given). */
+  params(f: ParamFields): HiveParamValues {
     const s = this.storage;
-    const p = f.pointer ?? this.splitPointer;
-    const words = new Uint32Array(PARAM_WORDS);
-    words.set([
-      f.n,
-      p.n0,
-      p.split,
-      s.nalloc,
-      s.stashLines,
-      s.lockBase,
-      f.listCap ?? s.listCap,
-      this.maxEvictions,
-      f.mode ?? 0,
-      f.aux0 ?? 0,
-      f.aux1 ?? 0,
-      f.aux2 ?? 0,
-    ]);
-    return words;
+    const { pointer = this.splitPointer, listCap = s.listCap, ...own } = f;
+    return {
+      ...own,
+      n0: pointer.n0,
+      split: pointer.split,
+      nalloc: s.nalloc,
+      stash_lines: s.stashLines,
+      lock_base: s.lockBase,
+      list_cap: listCap,
+      max_evict: this.maxEvictions,
+    };
   }
 
-  dispatch(
+  /** One pass of a Hive kernel, its buffers by binding name. */
+  dispatch<B extends BindingsLayout>(
     encoder: GPUCommandEncoder,
-    kernel: Kernel,
+    kernel: DefinedKernel<B, HiveParams>,
     invocations: number,
-    buffers: GPUBuffer[],
+    buffers: EncodeOptions<B, HiveParams>['buffers'],
     fields: ParamFields,
     options: {
       maxWorkgroups?: number;
@@ -110,14 +110,15 @@ export class Dispatcher {
       indirect?: { buffer: GPUBuffer; offset: number };
     } = {},
   ): void {
-    const params = this.gpu.uniforms(this.params(fields));
-    this.gpu.encodeDispatch(
-      encoder,
-      kernel,
-      { bindings: [params, ...buffers], invocations, maxWorkgroups: options.maxWorkgroups, indirect: options.indirect },
-      options.timestampWrites ?? this.profile?.(kernel.name),
-    );
-    this.gpu.pool.release(params);
+    kernel.encode(this.gpu, encoder, {
+      buffers,
+      params: this.params(fields),
+      invocations,
+      maxWorkgroups: options.maxWorkgroups,
+      indirect: options.indirect,
+      timestampWrites: options.timestampWrites ?? this.profile?.(kernel.name),
+      // Every Hive kernel binds the params uniform; the conditional type cannot see it for a generic B.
+    } as unknown as EncodeOptions<B, HiveParams>);
   }
 
   /**
@@ -133,12 +134,13 @@ export class Dispatcher {
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     if (count === 0) return;
     let [first, last] = splitTimestamps(timestampWrites);
-    const bindings = [s.slots, s.meta, b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.counters, s.lists];
+    const buffers = this.opBuffers(b.ops ?? b.keys, b.keys, b.values, b.out ?? s.dummyOut, s.lists);
     const end = start + count;
     if (b.mode === MODE_APPLY) {
-      // A mixed batch's finds run first, read-only, on the table as it was before the batch.
-      const findBindings = [s.slots, b.ops ?? b.keys, b.keys, b.out as GPUBuffer, s.dummyOut, s.counters, s.meta, s.slots];
-      this.dispatch(encoder, findKernel(), count, findBindings, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
+      // A mixed batch's finds run first, read-only, on the table as it was before the batch; out
+      // takes (value, status) pairs, out_found a stand-in.
+      const find = { ...this.findBuffers(b.keys, b.out as GPUBuffer, s.dummyOut), ops: b.ops ?? b.keys };
+      this.dispatch(encoder, findKernel.variant(), count, find, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {
@@ -152,13 +154,14 @@ export class Dispatcher {
       const tw = at === start ? first : undefined;
       if (b.mode === MODE_APPLY) {
         // A mixed batch's ops their home settles first; pass A takes the rest from its list.
-        this.dispatch(encoder, homePassKernel(this.subgroups), n, bindings, fields, { timestampWrites: tw });
-        this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, { n, mode: b.mode, aux2: 2 });
+        this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups }), n, buffers, fields, { timestampWrites: tw });
+        this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
       } else {
-        this.dispatch(encoder, opPassKernel(this.subgroups), n, bindings, fields, { timestampWrites: tw });
+        this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });
       }
-      this.dispatch(encoder, releaseKernel(), n, [s.slots, s.meta, s.lists], { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
-      this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), n, bindings, fields, {
+      const release = { slots: s.slots, masks: s.meta, lists: s.lists };
+      this.dispatch(encoder, releaseKernel.variant(), n, release, { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
+      this.dispatch(encoder, this.lockedPass, n, buffers, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
         timestampWrites: at + n === end ? last : undefined,
       });
@@ -186,13 +189,21 @@ export class Dispatcher {
     encoder.clearBuffer(scratch.spill, 0, 4);
     const [first, last] = splitTimestamps(timestampWrites);
     this.encodePartition(encoder, b, scratch, plan, first);
-    this.dispatch(
-      encoder,
-      bulkBuildKernel(),
-      regions * WORKGROUP_SIZE,
-      [s.slots, s.meta, scratch.records, scratch.cursors, s.counters, scratch.spill, scratch.room],
-      { n: regions, mode: b.mode, aux0: this.buckets, aux1: plan ? 1 : 0 },
-    );
+    const build = {
+      slots: s.slots,
+      masks: s.meta,
+      records: scratch.records,
+      ends: scratch.cursors,
+      counters: s.counters,
+      spill: scratch.spill,
+      room: scratch.room,
+    };
+    this.dispatch(encoder, bulkBuildKernel.variant(), regions * WORKGROUP_SIZE, build, {
+      n: regions,
+      mode: b.mode,
+      aux0: this.buckets,
+      aux1: plan ? 1 : 0,
+    });
     this.encodeSpillPasses(encoder, b, scratch, last);
   }
 
@@ -216,19 +227,16 @@ export class Dispatcher {
     if (plan) {
       encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
       encoder.clearBuffer(scratch.room, words * 4, ROOM_BINS * 4);
-      this.dispatch(encoder, bulkCountKernel(true), n, [keys, scratch.bucketCounts], { n }, { timestampWrites: first });
-      this.dispatch(encoder, bulkRoomKernel(), words, [this.storage.meta, scratch.bucketCounts, scratch.room, scratch.counts], {
-        n: words,
-        aux0: this.buckets,
-      });
+      const perBucket = bulkCountKernel.variant({ perBucket: true });
+      this.dispatch(encoder, perBucket, n, { keys, counts: scratch.bucketCounts }, { n }, { timestampWrites: first });
+      const room = { masks: this.storage.meta, counts: scratch.bucketCounts, room: scratch.room, region_counts: scratch.counts };
+      this.dispatch(encoder, bulkRoomKernel.variant(), words, room, { n: words, aux0: this.buckets });
     } else {
-      this.dispatch(encoder, bulkCountKernel(false), n, [keys, scratch.counts], { n }, { timestampWrites: first });
+      this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: scratch.counts }, { n }, { timestampWrites: first });
     }
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, scratch.regions);
-    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, scratch.cursors, scratch.records, scratch.spill, scratch.room], {
-      n,
-      aux1: plan ? 1 : 0,
-    });
+    const scatter = { keys, values, cursors: scratch.cursors, records: scratch.records, spill: scratch.spill, room: scratch.room };
+    this.dispatch(encoder, bulkScatterKernel.variant(), n, scatter, { n, aux1: plan ? 1 : 0 });
   }
 
   /**
@@ -246,13 +254,15 @@ export class Dispatcher {
     const listCap = scratch.n;
     const grids = scratch.grids;
     encoder.clearBuffer(lists, 0, LIST_HEADER * 4);
-    this.dispatch(encoder, listedPlanKernel(SPILL_CAPS), 1, [scratch.spill, grids], { n: 1, aux1: this.lockedTile });
-    const bindings = [s.slots, s.meta, scratch.spill, b.keys, b.values, s.dummyOut, s.counters, lists];
+    this.dispatch(encoder, listedPlanKernel.variant(SPILL_CAPS), 1, { spill: scratch.spill, grids }, { n: 1, aux1: this.lockedTile });
+    // Listed: ops is the spill (a count, then batch indices).
+    const buffers = this.opBuffers(scratch.spill, b.keys, b.values, s.dummyOut, lists);
     const fields = { n: b.n, mode: b.mode, aux2: 1, listCap };
     const planned = (k: number) => ({ buffer: grids, offset: 3 * k * 4 });
-    this.dispatch(encoder, opPassKernel(this.subgroups), 0, bindings, fields, { indirect: planned(0) });
-    this.dispatch(encoder, releaseKernel(), 0, [s.slots, s.meta, lists], { n: b.n, listCap }, { indirect: planned(1) });
-    this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), 0, bindings, fields, {
+    this.dispatch(encoder, this.opPass, 0, buffers, fields, { indirect: planned(0) });
+    const release = { slots: s.slots, masks: s.meta, lists };
+    this.dispatch(encoder, releaseKernel.variant(), 0, release, { n: b.n, listCap }, { indirect: planned(1) });
+    this.dispatch(encoder, this.lockedPass, 0, buffers, fields, {
       indirect: planned(2),
       timestampWrites: last,
     });
@@ -265,8 +275,42 @@ export class Dispatcher {
   encodeDrain(encoder: GPUCommandEncoder): void {
     const s = this.storage;
     const jobs = s.stashLines * BUCKET_SLOTS;
-    const bindings = [s.slots, s.meta, s.dummyRead, s.dummyRead, s.dummyRead, s.dummyOut, s.counters, s.lists];
-    this.dispatch(encoder, lockedPassKernel(this.subgroups, this.lockedTile), jobs, bindings, { n: jobs, mode: MODE_DRAIN });
+    // The drain reads its jobs from the stash: ops, keys and values are stand-ins.
+    const buffers = this.opBuffers(s.dummyRead, s.dummyRead, s.dummyRead, s.dummyOut, s.lists);
+    this.dispatch(encoder, this.lockedPass, jobs, buffers, { n: jobs, mode: MODE_DRAIN });
+  }
+
+  /** The buffers of an op pass (A, B or the home pass) over the table, by binding name. */
+  opBuffers(ops: GPUBuffer, keys: GPUBuffer, values: GPUBuffer, out: GPUBuffer, lists: GPUBuffer): OpPassBuffers {
+    const s = this.storage;
+    return { slots: s.slots, masks: s.meta, ops, keys, values, out, counters: s.counters, lists };
+  }
+
+  /**
+   * The buffers of a find pass: the table read-only (slots twice, as words and as 16-byte words;
+   * the meta buffer's masks and lock words), keys as ops (find batches; a mixed batch's caller
+   * names its ops).
+   */
+  findBuffers(keys: GPUBuffer, outValues: GPUBuffer, outFound: GPUBuffer) {
+    const s = this.storage;
+    return {
+      slots_ro: s.slots,
+      ops: keys,
+      keys,
+      out_values: outValues,
+      out_found: outFound,
+      counters: s.counters,
+      masks_ro: s.meta,
+      slots_v4: s.slots,
+    };
+  }
+
+  private get opPass() {
+    return opPassKernel.variant({ subgroups: this.subgroups });
+  }
+
+  private get lockedPass() {
+    return lockedPassKernel.variant({ subgroups: this.subgroups, tile: this.lockedTile });
   }
 }
 

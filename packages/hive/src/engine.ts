@@ -108,15 +108,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     if (n === 0) return;
-    const s = this.storage;
-    this.d.dispatch(
-      encoder,
-      findKernel(),
-      n,
-      [s.slots, keys, keys, outValues, outFound, s.counters, s.meta, s.slots],
-      { n },
-      { timestampWrites },
-    );
+    this.d.dispatch(encoder, findKernel.variant(), n, this.d.findBuffers(keys, outValues, outFound), { n }, { timestampWrites });
   }
 
   /** One pass. */
@@ -125,14 +117,8 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     s.ensureLists(Math.min(n, this.d.chunk));
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     if (n === 0) return;
-    this.d.dispatch(
-      encoder,
-      eraseKernel(this.settings.subgroups),
-      n,
-      [s.slots, s.meta, keys, s.counters, s.lists],
-      { n },
-      { timestampWrites },
-    );
+    const buffers = { slots: s.slots, masks: s.meta, keys, counters: s.counters, lists: s.lists };
+    this.d.dispatch(encoder, eraseKernel.variant({ subgroups: this.settings.subgroups }), n, buffers, { n }, { timestampWrites });
   }
 
   /** A mixed batch; `out` receives (value, status) per op. Its finds, the home pass, then the insert passes. */
@@ -150,7 +136,8 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
 
   encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void {
     const jobs = (this.d.buckets + this.storage.stashLines) * BUCKET_SLOTS;
-    this.d.dispatch(encoder, retrieveKernel(), jobs, [this.storage.slots, outKeys, outValues, cursor], { n: jobs, aux0: this.d.buckets });
+    const buffers = { slots_ro: this.storage.slots, out_keys: outKeys, out_values: outValues, cursor };
+    this.d.dispatch(encoder, retrieveKernel.variant(), jobs, buffers, { n: jobs, aux0: this.d.buckets });
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Gpu } from '@gpuhash/core';
 import type { Dispatcher } from './dispatcher';
 import { afterSplits, BUCKET_SLOTS, bucketCount, stashLinesFor } from './split-pointer';
 import { type HiveStorage, maxBuckets, slotsBytes } from './storage';
-import { Counter, PARAM_WORDS } from './wgsl/common';
+import { Counter } from './wgsl/common';
 import { mergeCheckKernel, mergeKernel, relocateStashKernel, splitKernel } from './wgsl/resize';
 
 export interface ResizePolicy {
@@ -70,11 +70,17 @@ export class Resizer {
       const p = this.d.splitPointer;
       const k = Math.min(this.policy.resizeBatch, p.n0 - p.split, goal - this.d.buckets);
       // Addresses as after the batch (split + k may equal n0: the round's end), sources from the old pointer.
-      this.d.dispatch(encoder, splitKernel(this.d.subgroups), k, [s.slots, s.meta], {
-        n: k,
-        aux0: p.split,
-        pointer: { n0: p.n0, split: p.split + k },
-      });
+      this.d.dispatch(
+        encoder,
+        splitKernel.variant({ subgroups: this.d.subgroups }),
+        k,
+        { slots: s.slots, masks: s.meta },
+        {
+          n: k,
+          aux0: p.split,
+          pointer: { n0: p.n0, split: p.split + k },
+        },
+      );
       this.d.buckets = bucketCount(afterSplits(p, k));
       this.counts.expansions++;
       this.counts.bucketsSplit += k;
@@ -104,8 +110,10 @@ export class Resizer {
       const pointer = { n0, split };
       const encoder = this.gpu.device.createCommandEncoder();
       encoder.clearBuffer(s.counters, Counter.mergeMarker * 4, 4);
-      this.d.dispatch(encoder, mergeCheckKernel(), k, [s.meta, s.counters], { n: k, aux0: top, pointer });
-      this.d.dispatch(encoder, mergeKernel(this.d.subgroups), k, [s.slots, s.meta, s.counters], { n: k, aux0: top, pointer });
+      const fields = { n: k, aux0: top, pointer };
+      this.d.dispatch(encoder, mergeCheckKernel.variant(), k, { masks: s.meta, counters: s.counters }, fields);
+      const merge = mergeKernel.variant({ subgroups: this.d.subgroups });
+      this.d.dispatch(encoder, merge, k, { slots: s.slots, masks: s.meta, counters: s.counters }, fields);
       this.gpu.submit([encoder.finish()]);
       const marker = new Uint32Array(await this.gpu.readBytes(s.counters, Counter.mergeMarker * 4, 4))[0] as number;
       const next = marker > 0 ? marker : this.d.buckets - k;
@@ -150,13 +158,24 @@ export class Resizer {
     // The lock words carry the overflow bits (no lock is held between batches).
     encoder.copyBufferToBuffer(s.meta, s.lockBase * 4, meta, (nalloc + lines) * 4, n * 4);
     if (lines >= s.stashLines) {
-      // Relocation reads the old stash and writes the new one: params describe the new storage.
-      const params = new Uint32Array(PARAM_WORDS);
+      // Relocation reads the old stash and writes the new one: params describe the new storage
+      // (its stash lines; no key is addressed by the split pointer here).
       const jobs = s.stashLines * BUCKET_SLOTS;
-      params.set([jobs, 1, 0, nalloc, lines, 2 * nalloc + lines, s.listCap, this.d.maxEvictions, 0, s.nalloc]);
-      const uniforms = this.gpu.uniforms(params);
-      this.gpu.encodeDispatch(encoder, relocateStashKernel(), { bindings: [uniforms, s.slots, slots, meta], invocations: jobs });
-      this.gpu.pool.release(uniforms);
+      relocateStashKernel.variant().encode(this.gpu, encoder, {
+        buffers: { old_slots: s.slots, slots, masks: meta },
+        params: {
+          n: jobs,
+          n0: 1,
+          split: 0,
+          nalloc,
+          stash_lines: lines,
+          lock_base: 2 * nalloc + lines,
+          list_cap: s.listCap,
+          max_evict: this.d.maxEvictions,
+          aux0: s.nalloc,
+        },
+        invocations: jobs,
+      });
     }
     const retired = [s.slots, s.meta];
     s.slots = slots;

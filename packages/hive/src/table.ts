@@ -163,7 +163,8 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       const out = this.temporary(this.gpu.createArray('u32', STATS_WORDS, 'hive.stats'));
       const jobs = e.d.buckets + e.storage.stashLines;
       const encoder = this.gpu.device.createCommandEncoder();
-      e.d.dispatch(encoder, statsKernel(), jobs, [e.storage.slots, e.storage.meta, out.buffer], { n: jobs, aux0: e.d.buckets });
+      const buffers = { slots_ro: e.storage.slots, masks_ro: e.storage.meta, out: out.buffer };
+      e.d.dispatch(encoder, statsKernel.variant(), jobs, buffers, { n: jobs, aux0: e.d.buckets });
       this.gpu.submit([encoder.finish()]);
       const words = await this.gpu.download(out);
       const w = (i: number) => words[i] as number;

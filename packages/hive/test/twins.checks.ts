@@ -1,8 +1,9 @@
-import type { Kernel } from '@gpuhash/core';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
 import { awayBits, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, keyWord, splitPointerFor, valueWord } from '../src';
-import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
+import { commonModule } from '../src/wgsl/common';
+import { hiveParams } from '../src/wgsl/params';
 
 /**
  * WGSL placement helpers against their CPU twins, on random keys and table sizes: a key's home
@@ -10,14 +11,15 @@ import { commonModule, PARAM_WORDS } from '../src/wgsl/common';
  * `awayBits`, `farBit`, disjoint, written as one word) and its two candidate buckets under a split
  * pointer (`hv_b1`, `hv_b2` / `candidateBuckets`). The kernel writes four words per key.
  */
-const twinsKernel: Kernel = {
+const twinsKernel = defineKernel({
   name: 'hive.test.twins',
   workgroupSize: 64,
-  source: composeWgsl(
-    /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read_write> out: array<vec4<u32>>;
+  params: hiveParams,
+  bindings: { params: uniform(), keys: storage('read', 'u32'), out: storage('read_write', 'vec4<u32>') },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
@@ -26,23 +28,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `,
-    { modules: [gridModule, commonModule] },
-  ),
-};
+      { modules: [gridModule, commonModule] },
+    ),
+});
 
 /**
  * For each (free mask m, home h, slot s, global slot g) of the input: `hv_pick_slot(m, h)` (the
  * slot a claim takes, as a bit), `hv_pick_prefix(h, s)` (the slots a claim tries before s and s),
  * and `hv_kw(g)`, `hv_vw(g)` (the words of slot g's key and value).
  */
-const pickKernel: Kernel = {
+const pickKernel = defineKernel({
   name: 'hive.test.pick-slot',
   workgroupSize: 64,
-  source: composeWgsl(
-    /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> cases: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<vec4<u32>>;
+  params: hiveParams,
+  bindings: { params: uniform(), cases: storage('read', 'vec4<u32>'), out: storage('read_write', 'vec4<u32>') },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
@@ -51,9 +54,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `,
-    { modules: [gridModule, commonModule] },
-  ),
-};
+      { modules: [gridModule, commonModule] },
+    ),
+});
+
+/** Params of n items under split pointer (n0, split); the rest of the geometry is not read here. */
+function tableParams(n: number, n0: number, split: number) {
+  return { n, n0, split, nalloc: 0, stash_lines: 0, lock_base: 0, list_cap: 0, max_evict: 0 };
+}
 
 /** The order in which a claim for home h tries a bucket's slots: from home h's first, around the bucket. */
 function claimOrder(h: number): number[] {
@@ -82,10 +90,9 @@ export const twinsChecks = defineChecks('hive/twins', [
         const keys = new Uint32Array(n);
         for (let i = 0; i < n; i++) keys[i] = rng.u32();
         keys.set([0, 1, 0x80000000, 0xffffffff]);
-        const params = new Uint32Array(PARAM_WORDS);
-        params.set([n, p.n0, p.split]);
+        const params = twinsKernel.variant().packParams(tableParams(n, p.n0, p.split));
         const [, , out] = await runKernelOnArrays(gpu, {
-          kernel: twinsKernel,
+          kernel: twinsKernel.variant(),
           inputs: [params, keys, new Uint32Array(4 * n)],
           uniforms: [0],
           invocations: n,
@@ -112,10 +119,9 @@ export const twinsChecks = defineChecks('hive/twins', [
         cases.set([m >>> 0, rng.below(HOMES), rng.below(32), rng.below(2 ** 26)], 4 * i);
       }
       cases.set([0, 0, 0, 0, 0xffffffff, HOMES - 1, 31, 31, 0x0000000f, HOMES - 1, 0, 32, 0xf0000000, 0, 31, 2 ** 26 - 1], 0);
-      const params = new Uint32Array(PARAM_WORDS);
-      params.set([n, 1, 0]);
+      const params = pickKernel.variant().packParams(tableParams(n, 1, 0));
       const [, , out] = await runKernelOnArrays(gpu, {
-        kernel: pickKernel,
+        kernel: pickKernel.variant(),
         inputs: [params, cases, new Uint32Array(4 * n)],
         uniforms: [0],
         invocations: n,

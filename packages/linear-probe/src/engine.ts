@@ -1,13 +1,15 @@
+import type { BindingsLayout } from '@gpuhash/core';
 import {
   BufferUsage,
   CapacityError,
+  type DefinedKernel,
   type DictionaryEngine,
   type EncodeInsertOptions,
+  type EncodeOptions,
   encodeExclusiveScan,
   FailureList,
   type FailureReport,
   type Gpu,
-  type Kernel,
   type KeySpec,
   type KeyType,
   LimitExceededError,
@@ -21,9 +23,9 @@ import { BUSY_KEY } from './sentinels';
 import type { LinearProbeInsertOptions } from './types';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
 import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, spillInsertKernel } from './wgsl/kernels';
+import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
-import { u32Layout } from './wgsl/layout-u32';
-import { u64Layout } from './wgsl/layout-u64';
+import type { LinearProbeParams, LinearProbeParamValues } from './wgsl/params';
 
 export const MIN_CAPACITY = 64;
 /**
@@ -31,8 +33,6 @@ export const MIN_CAPACITY = 64;
  * the grid (the kernels grid-stride) keeps that to a few thousand atomics however large the batch.
  */
 const TALLY_WORKGROUPS = 16_384;
-/** Words of the Params uniform (layout-u32.ts / layout-u64.ts). */
-const PARAM_WORDS = 8;
 
 export function nextPow2(n: number): number {
   let c = MIN_CAPACITY;
@@ -73,7 +73,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     capacity: number,
     readonly settings: LinearProbeSettings,
   ) {
-    this.layout = settings.keyType === 'u64' ? u64Layout : u32Layout;
+    this.layout = keyLayout(settings.keyType);
     this.keySpec = (settings.keyType === 'u64' ? u64KeySpec() : u32KeySpec(BUSY_KEY, 'empty, tombstone and busy')) as KeySpec<K>;
     this.scratch = new ScratchArena(gpu, 'linear-probe');
     this.capacity = capacity;
@@ -118,11 +118,14 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       this.encodeBulkInsert(encoder, keys, values, n, assign, options.timestampWrites);
       return 'bulk';
     }
-    const kernel = insertKernel(this.layout, { assign, reuseTombs: this.tombstones > 0, blindCas: options.blindCas });
-    this.dispatch(encoder, kernel, n, [this.slots, keys, values, this.counters, this.failures.buffer], {
-      maxWorkgroups: TALLY_WORKGROUPS,
-      timestampWrites: options.timestampWrites,
-    });
+    const kernel = insertKernel.variant({ layout: this.layout.name, assign, reuseTombs: this.tombstones > 0, blindCas: options.blindCas });
+    this.dispatch(
+      encoder,
+      kernel,
+      n,
+      { slots: this.slots, keys, values, counters: this.counters, failed: this.failures.buffer },
+      { maxWorkgroups: TALLY_WORKGROUPS, timestampWrites: options.timestampWrites },
+    );
     return 'atomic';
   }
 
@@ -134,12 +137,14 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     outFound: GPUBuffer,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
-    this.dispatch(encoder, findKernel(this.layout), n, [this.slots, keys, outValues, outFound], { timestampWrites });
+    const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
+    this.dispatch(encoder, findKernel.variant({ layout: this.layout.name }), n, buffers, { timestampWrites });
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.failures.encodeReset(encoder, n);
-    this.dispatch(encoder, eraseKernel(this.layout), n, [this.slots, keys, this.counters, this.failures.buffer], {
+    const buffers = { slots: this.slots, keys, counters: this.counters, failed: this.failures.buffer };
+    this.dispatch(encoder, eraseKernel.variant({ layout: this.layout.name }), n, buffers, {
       maxWorkgroups: TALLY_WORKGROUPS,
       timestampWrites,
     });
@@ -155,14 +160,16 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     this.failures.encodeReset(encoder, n);
-    this.dispatch(encoder, applyKernel(this.layout), n, [this.slots, ops, keys, values, out, this.counters, this.failures.buffer], {
+    const buffers = { slots: this.slots, ops, keys, values, out, counters: this.counters, failed: this.failures.buffer };
+    this.dispatch(encoder, applyKernel.variant({ layout: this.layout.name }), n, buffers, {
       maxWorkgroups: TALLY_WORKGROUPS,
       timestampWrites,
     });
   }
 
   encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void {
-    this.dispatch(encoder, retrieveKernel(this.layout), this.capacity, [this.slots, outKeys, outValues, cursor], { maxWorkgroups: 4096 });
+    const buffers = { slots_ro: this.slots, out_keys: outKeys, out_values: outValues, cursor };
+    this.dispatch(encoder, retrieveKernel.variant({ layout: this.layout.name }), this.capacity, buffers, { maxWorkgroups: 4096 });
   }
 
   reserveBatch(n: number): void {
@@ -257,13 +264,12 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       encoder.clearBuffer(counters, 0, 16);
       // Only the count matters here: the list keeps what indices fit.
       this.failures.encodeReset(encoder, 0);
-      const params = this.gpu.uniforms(this.params(this.capacity, target - 1, Math.min(this.settings.maxProbes, target), seed));
-      this.gpu.encodeDispatch(encoder, rehashKernel(this.layout), {
-        bindings: [params, slots, this.slots, counters, this.failures.buffer],
+      rehashKernel.variant({ layout: this.layout.name }).encode(this.gpu, encoder, {
+        buffers: { slots, old_slots: this.slots, counters, failed: this.failures.buffer },
+        params: this.params(this.capacity, target - 1, Math.min(this.settings.maxProbes, target), seed),
         invocations: this.capacity,
         maxWorkgroups: TALLY_WORKGROUPS,
       });
-      this.gpu.pool.release(params);
       this.gpu.submit([encoder.finish()]);
       const { words, failures } = await this.readReport(counters, false);
       if (failures.count === 0) {
@@ -340,40 +346,40 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
     encoder.clearBuffer(b.counts, 0, b.regions * 4);
     encoder.clearBuffer(b.spill, 0, 4);
-    this.dispatch(encoder, bulkCountKernel(), n, [keys, b.counts], { timestampWrites: first });
+    this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: b.counts }, { timestampWrites: first });
     encodeExclusiveScan(this.gpu, encoder, b.counts, b.cursors, b.regions);
-    this.dispatch(encoder, bulkScatterKernel(), n, [keys, values, b.cursors, b.pairs, this.failures.buffer]);
-    this.dispatch(encoder, bulkBuildKernel(assign), b.regions, [this.slots, b.pairs, b.cursors, this.counters, b.spill], {
-      invocations: b.regions * 256,
-    });
-    this.dispatch(encoder, spillInsertKernel(this.layout, assign), 0, [this.slots, b.pairs, b.spill, this.counters, this.failures.buffer], {
+    const scatter = { keys, values, cursors: b.cursors, pairs: b.pairs, failed: this.failures.buffer };
+    this.dispatch(encoder, bulkScatterKernel.variant(), n, scatter);
+    // The build's failed list is the spill: the pairs the spill pass inserts globally.
+    const build = { slots: this.slots, pairs: b.pairs, ends: b.cursors, counters: this.counters, failed: b.spill };
+    this.dispatch(encoder, bulkBuildKernel.variant({ assign }), b.regions, build, { invocations: b.regions * 256 });
+    const spill = { slots: this.slots, pairs: b.pairs, spill: b.spill, counters: this.counters, failed: this.failures.buffer };
+    this.dispatch(encoder, spillInsertKernel.variant({ layout: this.layout.name, assign }), 0, spill, {
       invocations: 1024 * 256,
       timestampWrites: last,
     });
   }
 
-  private params(n: number, mask: number, maxProbes: number, seed: number): Uint32Array {
-    const words = new Uint32Array(PARAM_WORDS);
-    words.set([n, mask, maxProbes, 0, seed]);
-    return words;
+  private params(n: number, mask: number, maxProbes: number, seed: number): LinearProbeParamValues {
+    return { n, mask, max_probes: maxProbes, seed };
   }
 
-  /** One pass: params.n = n, over `invocations` (default n) invocations. */
-  private dispatch(
+  /** One pass over the current table: params.n = n, over `invocations` (default n) invocations. */
+  private dispatch<B extends BindingsLayout>(
     encoder: GPUCommandEncoder,
-    kernel: Kernel,
+    kernel: DefinedKernel<B, LinearProbeParams>,
     n: number,
-    buffers: GPUBuffer[],
+    buffers: EncodeOptions<B, LinearProbeParams>['buffers'],
     options: { invocations?: number; maxWorkgroups?: number; timestampWrites?: GPUComputePassTimestampWrites } = {},
   ): void {
-    const params = this.gpu.uniforms(this.params(n, this.capacity - 1, this.maxProbes, this.seed));
-    this.gpu.encodeDispatch(
-      encoder,
-      kernel,
-      { bindings: [params, ...buffers], invocations: options.invocations ?? n, maxWorkgroups: options.maxWorkgroups },
-      options.timestampWrites,
-    );
-    this.gpu.pool.release(params);
+    kernel.encode(this.gpu, encoder, {
+      buffers,
+      params: this.params(n, this.capacity - 1, this.maxProbes, this.seed),
+      invocations: options.invocations ?? n,
+      maxWorkgroups: options.maxWorkgroups,
+      timestampWrites: options.timestampWrites,
+      // Every linear-probe kernel binds the params uniform; the conditional type cannot see it for a generic B.
+    } as unknown as EncodeOptions<B, LinearProbeParams>);
   }
 
   private allocateSlots(capacity: number): GPUBuffer {

@@ -122,13 +122,12 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
       const e = this.engine;
       const out = this.temporary(this.gpu.createArray('u32', 5, 'linear-probe.stats'));
       const encoder = this.gpu.device.createCommandEncoder();
-      const params = this.gpu.uniforms(new Uint32Array([e.capacity, e.capacity - 1, e.maxProbes, 0, e.seed, 0, 0, 0]));
-      this.gpu.encodeDispatch(encoder, statsKernel(e.layout), {
-        bindings: [params, e.slotsBuffer, out.buffer],
+      statsKernel.variant({ layout: e.layout.name }).encode(this.gpu, encoder, {
+        buffers: { slots_ro: e.slotsBuffer, out: out.buffer },
+        params: { n: e.capacity, mask: e.capacity - 1, max_probes: e.maxProbes, seed: e.seed },
         invocations: e.capacity,
         maxWorkgroups: 4096,
       });
-      this.gpu.pool.release(params);
       this.gpu.submit([encoder.finish()]);
       const [live = 0, tombs = 0, lo = 0, hi = 0, longest = 0] = await this.gpu.download(out);
       const sum = hi * 2 ** 32 + lo;

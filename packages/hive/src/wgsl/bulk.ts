@@ -1,8 +1,8 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { HOME_SLOTS } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
+import { hiveParams } from './params';
 
 /**
  * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
@@ -80,23 +80,25 @@ fn hv_room_byte(b: u32) -> u32 { return (room[b / 4u] >> (8u * (b % 4u))) & 0xff
 fn hv_room_of(byte: u32) -> i32 { return i32(byte) - 128; }`;
 
 /** Bindings: params (n = batch), keys, counts (atomic, cleared: one per first bucket, or per region unless \`perBucket\`). */
-export function bulkCountKernel(perBucket: boolean): Kernel {
-  return cachedKernel('bulk.count', perBucket ? 'bucket' : 'region', () =>
+export const bulkCountKernel = defineKernel({
+  name: 'hive.bulk.count',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { perBucket: false },
+  params: hiveParams,
+  bindings: { params: uniform(), keys: storage('read', 'u32'), counts: storage('read_write', 'atomic<u32>') },
+  source: (decls, { perBucket }) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
-${entryPoint()} {
-  ${gridLoop('i', 'params.n')} {
+${decls}
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
     if (key < TOMBSTONE) { atomicAdd(&counts[${perBucket ? 'hv_b1(key)' : region}], 1u); }
   }
 }`,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * Step 2, per word of 4 buckets: each one's room (free slots less its count, clamped to -128..127,
@@ -105,20 +107,26 @@ ${entryPoint()} {
  * words, aux0 = table buckets), masks, counts (per bucket), room (out), region counts (atomic,
  * cleared).
  */
-export function bulkRoomKernel(): Kernel {
-  return cachedKernel('bulk.room', '', () =>
+export const bulkRoomKernel = defineKernel({
+  name: 'hive.bulk.room',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    masks: storage('read', 'u32'),
+    counts: storage('read', 'u32'),
+    room: storage('read_write', 'atomic<u32>'),
+    region_counts: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> masks: array<u32>;
-@group(0) @binding(2) var<storage, read> counts: array<u32>;
-@group(0) @binding(3) var<storage, read_write> room: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> region_counts: array<atomic<u32>>;
+${decls}
 var<workgroup> bins: array<atomic<u32>, ${ROOM_BINS}>;
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   if (lid < ${ROOM_BINS}u) { atomicStore(&bins[lid], 0u); }
   workgroupBarrier();
-  ${gridLoop('w', 'params.n')} {
+  ${gridStrideLoop('w', 'params.n', WORKGROUP_SIZE)} {
     var packed = 0u;
     var sum = 0u;
     for (var j = 0u; j < 4u; j++) {
@@ -143,8 +151,7 @@ ${entryPoint()} {
 }`,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * Bindings: params (n = batch, aux1: 1 with the overflow plan), keys, values, cursors (the scanned
@@ -152,21 +159,27 @@ ${entryPoint()} {
  * and with the plan the room byte of the key's second bucket), spill (reserved keys go there, for
  * pass A to report as it reports them in any batch), room (step 2's; read with the plan).
  */
-export function bulkScatterKernel(): Kernel {
-  return cachedKernel('bulk.scatter', '', () =>
+export const bulkScatterKernel = defineKernel({
+  name: 'hive.bulk.scatter',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    keys: storage('read', 'u32'),
+    values: storage('read', 'u32'),
+    cursors: storage('read_write', 'atomic<u32>'),
+    records: storage('read_write', 'vec4<u32>'),
+    spill: storage('read_write', 'atomic<u32>'),
+    room: storage('read', 'u32'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read> values: array<u32>;
-@group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> records: array<vec4<u32>>;
-@group(0) @binding(5) var<storage, read_write> spill: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read> room: array<u32>;
+${decls}
 ${roomBytesCode}
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   let plan = params.aux1 != 0u;
-  ${gridLoop('i', 'params.n')} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
     if (key >= TOMBSTONE) {
       atomicStore(&spill[1u + atomicAdd(&spill[0], 1u)], i);
@@ -184,8 +197,7 @@ ${entryPoint()} {
 }`,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal); the
@@ -195,18 +207,24 @@ ${entryPoint()} {
  * this dispatch), records, ends (region end offsets), counters, spill (word 0: count; then batch
  * indices), room (step 2's; read with the plan).
  */
-export function bulkBuildKernel(): Kernel {
-  return cachedKernel('bulk.build', '', () =>
+export const bulkBuildKernel = defineKernel({
+  name: 'hive.bulk.build',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots: storage('read_write', 'vec4<u32>'),
+    masks: storage('read_write', 'u32'),
+    records: storage('read', 'vec4<u32>'),
+    ends: storage('read', 'u32'),
+    counters: storage('read_write', 'atomic<u32>'),
+    spill: storage('read_write', 'atomic<u32>'),
+    room: storage('read', 'u32'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> masks: array<u32>;
-@group(0) @binding(3) var<storage, read> records: array<vec4<u32>>;
-@group(0) @binding(4) var<storage, read> ends: array<u32>;
-@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> spill: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read> room: array<u32>;
+${decls}
 
 const RB: u32 = ${REGION_BUCKETS}u;
 const PB: u32 = ${PADDED_BUCKET}u;
@@ -268,7 +286,7 @@ fn hv_region_find(lb: u32, key: u32, home: u32, whole: bool) -> u32 {
   return at;
 }
 
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   let assign = params.mode == OP_INSERT_OR_ASSIGN;
   let plan = params.aux1 != 0u;
   var added = 0u;
@@ -423,5 +441,4 @@ ${entryPoint()} {
 }`,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});

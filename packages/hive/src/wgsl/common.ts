@@ -40,16 +40,13 @@ export const List = { deferred: 0, freed: 1, failed: 2, rest: 3 } as const;
 export const LIST_COUNT = Object.keys(List).length;
 export const LIST_HEADER = 4;
 
-/** u32 words of the uniform Params struct. */
-export const PARAM_WORDS = 12;
-
 /**
  * Declarations every Hive kernel shares. Buckets are numbered 0..nalloc-1 in the table and
  * nalloc..nalloc+stash_lines-1 in the stash; bucket b is words 64b..64b+63 of the slots buffer
  * (two 128-byte lines), its HOMES homes one after the other, each one 32-byte sector: its
  * HOME_SLOTS keys, then their HOME_SLOTS values (slot s = HOME_SLOTS h + t: key word
  * 64b + 2 HOME_SLOTS h + t, value HOME_SLOTS words later); masks[b] is its free mask (bit s set:
- * slot s free) and masks[lock_base + b] its lock. Needs `params` bound by the kernel.
+ * slot s free) and masks[lock_base + b] its lock. Needs `params` (hiveParams) bound by the kernel.
  */
 export const commonModule = wgslModule(
   'hive.common',
@@ -76,16 +73,6 @@ const L_FREED: u32 = ${List.freed}u;
 const L_FAILED: u32 = ${List.failed}u;
 const L_REST: u32 = ${List.rest}u;
 const LIST_HEADER: u32 = ${LIST_HEADER}u;
-
-// n: items of this dispatch; n0, split: linear hashing round and split pointer; nalloc: table
-// buckets allocated (the stash starts there); lock_base: masks word of bucket 0's lock; list_cap:
-// entries per list; max_evict: cuckoo path bound; mode and aux: per kernel (aux1: first batch
-// index of an op pass's chunk).
-struct Params {
-  n: u32, n0: u32, split: u32, nalloc: u32,
-  stash_lines: u32, lock_base: u32, list_cap: u32, max_evict: u32,
-  mode: u32, aux0: u32, aux1: u32, aux2: u32,
-}
 
 /** Linear hashing: h mod n0, or h mod 2 n0 for buckets the split pointer has passed. */
 fn hv_address(h: u32) -> u32 {
@@ -208,5 +195,5 @@ fn hv_nth_bit(m: u32, r: u32) -> u32 {
 /** Bits 0..k-1 (k <= 32). */
 fn hv_low_mask(k: u32) -> u32 { return select((1u << k) - 1u, 0xffffffffu, k >= 32u); }
 `,
-  [bitHashModule, fmix32Module],
+  { requires: [bitHashModule, fmix32Module], needs: ['params'] },
 );

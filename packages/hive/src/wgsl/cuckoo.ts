@@ -1,5 +1,5 @@
 import type { WgslModule } from '@gpuhash/kernels';
-import { cooperativeVariant } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
 import { locksModule } from './locks';
 import { stashModule } from './stash';
 import { wabcModule } from './wabc';
@@ -256,6 +256,9 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
   return R_FAILED;
 }
 `,
-    [wcmeModule(subgroups), wabcModule(subgroups), locksModule(subgroups), stashModule(subgroups)],
+    {
+      requires: [wcmeModule(subgroups), wabcModule(subgroups), locksModule(subgroups), stashModule(subgroups)],
+      needs: ['slots', 'masks', 'params'],
+    },
   );
 }

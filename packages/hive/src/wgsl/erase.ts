@@ -1,7 +1,9 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
+import { WORKGROUP_SIZE } from './common';
+import { listsModule } from './lists';
 import { overflowModule } from './overflow';
+import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
 
@@ -9,26 +11,32 @@ import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
  * Erase batches: WCME over homes settles most keys (hv_home_lookup), the transposed WCME over
  * buckets finds the others; each key's lane CASes it to EMPTY and sets the free bit. Nothing
  * in an erase batch claims slots, so a slot freed here cannot be reused before the batch ends.
- * Bindings: params, slots, masks, keys, counters, lists.
  */
-export function eraseKernel(subgroups: boolean): Kernel {
-  return cachedKernel('erase', subgroups ? 'sg' : 'fb', () =>
+export const eraseKernel = defineKernel({
+  name: 'hive.erase',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false },
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots: storage('read_write', 'atomic<u32>'),
+    masks: storage('read_write', 'atomic<u32>'),
+    keys: storage('read', 'u32'),
+    counters: storage('read_write', 'atomic<u32>'),
+    lists: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> keys: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> lists: array<atomic<u32>>;
+${decls}
 
 var<workgroup> wg_stash: u32;
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let i = base + lid;
     var key = EMPTY;
     var live_op = false;
@@ -67,9 +75,9 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           lookupLanesModule(subgroups),
           wcmeModule(subgroups),
           talliesModule,
+          listsModule,
           overflowModule,
         ],
       },
     ),
-  );
-}
+});

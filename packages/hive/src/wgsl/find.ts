@@ -1,8 +1,8 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { chunkLoop, composeWgsl, entryPoint, gridModule } from '@gpuhash/kernels';
 import { HOME_SLOTS } from '../split-pointer';
-import { commonModule } from './common';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
+import { commonModule, WORKGROUP_SIZE } from './common';
+import { hiveParams } from './params';
 
 if (HOME_SLOTS !== 4) throw new Error('find.ts reads a home as one 16-byte word of keys and one of values: HOME_SLOTS must be 4');
 
@@ -31,19 +31,25 @@ if (HOME_SLOTS !== 4) throw new Error('find.ts reads a home as one 16-byte word 
  * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
  * buffer), slots_v4 (the slots buffer again, as 16-byte words).
  */
-export function findKernel(): Kernel {
-  return cachedKernel('find', '', () =>
+export const findKernel = defineKernel({
+  name: 'hive.find',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots_ro: storage('read', 'u32'),
+    ops: storage('read', 'u32'),
+    keys: storage('read', 'u32'),
+    out_values: storage('read_write', 'u32'),
+    out_found: storage('read_write', 'u32'),
+    counters: storage('read', 'u32'),
+    masks_ro: storage('read', 'u32'),
+    slots_v4: storage('read', 'vec4<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<u32>;
-@group(0) @binding(2) var<storage, read> ops: array<u32>;
-@group(0) @binding(3) var<storage, read> keys: array<u32>;
-@group(0) @binding(4) var<storage, read_write> out_values: array<u32>;
-@group(0) @binding(5) var<storage, read_write> out_found: array<u32>;
-@group(0) @binding(6) var<storage, read> counters: array<u32>;
-@group(0) @binding(7) var<storage, read> masks_ro: array<u32>;
-@group(0) @binding(8) var<storage, read> slots_v4: array<vec4<u32>>;
+${decls}
 
 /** The index (0..3) of key among a home's 4 key words, NONE if absent (a key is stored once). */
 fn hv_match4(k: vec4<u32>, key: u32) -> u32 {
@@ -90,11 +96,11 @@ fn hv_probe_line(b: u32, key: u32) -> u32 {
 
 var<workgroup> wg_stash: u32;
 
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   if (lid == 0u) { wg_stash = counters[C_STASH]; }
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
   let apply = params.mode == MODE_APPLY;
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     // This dispatch covers batch entries aux1 .. aux1 + n - 1.
     let local = base + lid;
     let i = params.aux1 + local;
@@ -151,8 +157,7 @@ ${slowPath}
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * Past the home, lane by lane: with the away bit, the next home of b1 with its values (claims

@@ -1,7 +1,9 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
-import { cachedKernel, chunkLoop, entryPoint } from './kernel-cache';
-import { opBindings, pushGroupModule } from './op-pass';
+import { defineKernel } from '@gpuhash/core';
+import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
+import { WORKGROUP_SIZE } from './common';
+import { listsModule } from './lists';
+import { opPassBindings, pushGroupModule } from './op-pass';
+import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
 
@@ -23,15 +25,20 @@ import { homeScanModule, wcmeModule } from './wcme';
  * Same bindings as pass A (ops and out real: mixed batches only); aux1 the chunk's first batch
  * index. The finds ran before (find.ts).
  */
-export function homePassKernel(subgroups: boolean): Kernel {
-  return cachedKernel('home-pass', subgroups ? 'sg' : 'fb', () =>
+export const homePassKernel = defineKernel({
+  name: 'hive.home-pass',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false },
+  params: hiveParams,
+  bindings: opPassBindings,
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
-${opBindings}
+${decls}
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let local = base + lid;
     let i = params.aux1 + local;
     let live = local < params.n;
@@ -79,8 +86,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule],
+        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule, listsModule],
       },
     ),
-  );
-}
+});

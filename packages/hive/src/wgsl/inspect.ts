@@ -1,7 +1,7 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
+import { hiveParams } from './params';
 
 /** Words of the stats kernel's output. */
 export const StatsWord = { tableKeys: 0, stashKeys: 1, fullBuckets: 2, inconsistent: 3, locksHeld: 4 } as const;
@@ -14,20 +14,26 @@ fn job_bucket(j: u32) -> u32 { return select(params.nalloc + (j - params.aux0), 
 /**
  * Occupancy, counted from the slots themselves, and a consistency check between masks and keys
  * (a claimed slot must hold a live key and a free one EMPTY, once every batch has finished).
- * Jobs: the table's buckets (aux0 of them), then the stash lines. Bindings: params, slots_ro, masks_ro, out.
+ * Jobs: the table's buckets (aux0 of them), then the stash lines.
  */
-export function statsKernel(): Kernel {
-  return cachedKernel('stats', '', () =>
+export const statsKernel = defineKernel({
+  name: 'hive.stats',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots_ro: storage('read', 'u32'),
+    masks_ro: storage('read', 'u32'),
+    out: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<u32>;
-@group(0) @binding(2) var<storage, read> masks_ro: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out: array<atomic<u32>>;
+${decls}
 ${bucketOfJob}
 
-${entryPoint()} {
-  ${gridLoop('j', 'params.n')} {
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {
     let b = job_bucket(j);
     let free = masks_ro[b];
     var live = 0u;
@@ -48,28 +54,32 @@ ${entryPoint()} {
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * Copies every live pair out, densely (a workgroup-wide count, then one cursor atomic per block).
  * Jobs: the slots of the table's buckets (aux0 of them), then the stash's.
- * Bindings: params, slots_ro, out_keys, out_values, cursor.
  */
-export function retrieveKernel(): Kernel {
-  return cachedKernel('retrieve', '', () =>
+export const retrieveKernel = defineKernel({
+  name: 'hive.retrieve',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots_ro: storage('read', 'u32'),
+    out_keys: storage('read_write', 'u32'),
+    out_values: storage('read_write', 'u32'),
+    cursor: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<u32>;
-@group(0) @binding(2) var<storage, read_write> out_keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
+${decls}
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 ${bucketOfJob}
 
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   let blocks = (params.n + ${WORKGROUP_SIZE}u - 1u) / ${WORKGROUP_SIZE}u;
   for (var blk = grid_workgroup(wid, nwg); blk < blocks; blk += nwg.x * nwg.y) {
     let j = blk * ${WORKGROUP_SIZE}u + lid;
@@ -97,5 +107,4 @@ ${entryPoint()} {
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});

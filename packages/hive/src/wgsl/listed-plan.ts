@@ -1,7 +1,7 @@
-import type { Kernel } from '@gpuhash/core';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
-import { cachedKernel } from './kernel-cache';
+import { hiveParams } from './params';
 
 /** u32 words of a plan: three (x, y, z) workgroup counts, for pass A, release and pass B. */
 export const PLAN_WORDS = 9;
@@ -17,16 +17,21 @@ export interface ListedCaps {
  * The grids of the op passes over the bulk build's spill, from the spill's length, which only the
  * device knows: workgroups in proportion to its entries (pass B: `aux1` lanes per entry, a divisor of the workgroup), up to
  * the caps, and none at all when nothing spilled. One invocation.
- * Bindings: params (aux1 = lanes per pass-B op), spill (word 0: its length), grids (out:
- * PLAN_WORDS words, read by dispatchWorkgroupsIndirect).
+ * params.aux1 = lanes per pass-B op; spill: word 0 its length; grids (out): PLAN_WORDS words, read
+ * by dispatchWorkgroupsIndirect.
  */
-export function listedPlanKernel(caps: ListedCaps): Kernel {
-  return cachedKernel('listed-plan', `${caps.passA}.${caps.release}.${caps.locked}`, () =>
-    composeWgsl(
+export const listedPlanKernel = defineKernel({
+  name: 'hive.listed-plan',
+  workgroupSize: WORKGROUP_SIZE,
+  // The caps are the dispatcher's to name: left at 0, the plan would launch nothing.
+  variant: { passA: 0, release: 0, locked: 0 } satisfies ListedCaps,
+  params: hiveParams,
+  bindings: { params: uniform(), spill: storage('read', 'u32'), grids: storage('read_write', 'u32') },
+  source: (decls, caps) => {
+    if (!(caps.passA > 0 && caps.release > 0 && caps.locked > 0)) throw new RangeError('hive.listed-plan: name every cap');
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> spill: array<u32>;
-@group(0) @binding(2) var<storage, read_write> grids: array<u32>;
+${decls}
 
 /** Workgroups for items at per a workgroup, at most cap. */
 fn hv_workgroups(items: u32, per: u32, cap: u32) -> u32 { return min(cap, items / per + select(0u, 1u, items % per != 0u)); }
@@ -44,6 +49,6 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   }
 }`,
       { modules: [commonModule] },
-    ),
-  );
-}
+    );
+  },
+});

@@ -1,9 +1,10 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { defineKernel } from '@gpuhash/core';
+import { composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { cuckooModule } from './cuckoo';
-import { cachedKernel, entryPoint } from './kernel-cache';
-import { opBindings } from './op-pass';
+import { listsModule } from './lists';
+import { opPassBindings } from './op-pass';
+import { hiveParams } from './params';
 
 /**
  * Lanes per op in the locked pass: a cooperative group of 4 lanes scans a bucket in 8 steps, so
@@ -26,11 +27,16 @@ export const LOCKED_ROUNDS = 4096;
  * resize (jobs = stash slots), leaving its stash slot only once it is in the table.
  * Same bindings as pass A.
  */
-export function lockedPassKernel(subgroups: boolean, tile = LOCKED_TILE): Kernel {
-  return cachedKernel('locked-pass', `${subgroups ? 'sg' : 'fb'}.${tile}`, () =>
+export const lockedPassKernel = defineKernel({
+  name: 'hive.locked-pass',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false, tile: LOCKED_TILE },
+  params: hiveParams,
+  bindings: opPassBindings,
+  source: (decls, { subgroups, tile }) =>
     composeWgsl(
       /* wgsl */ `
-${opBindings}
+${decls}
 
 /**
  * Job j's entry of the deferred list: a stride permutation of 0..jobs-1 (j * S mod jobs, S prime,
@@ -49,7 +55,7 @@ var<workgroup> wg_groups: atomic<u32>;
 // An op that lost its locks LOCKED_ROUNDS rounds in a row: reported with CONTENDED_FLAG, run again by the host.
 const R_GAVE_UP: u32 = 6u;
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, ${tile}u);
   let drain = params.mode == MODE_DRAIN;
   if (lid == 0u) {
@@ -154,7 +160,6 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, cuckooModule(subgroups)], constants: { LOCKED_ROUNDS } },
+      { modules: [gridModule, cuckooModule(subgroups), listsModule], constants: { LOCKED_ROUNDS } },
     ),
-  );
-}
+});

@@ -1,5 +1,5 @@
 import type { WgslModule } from '@gpuhash/kernels';
-import { cooperativeVariant } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
 import { overflowModule } from './overflow';
 import { talliesModule } from './tallies';
 import { wcmeModule } from './wcme';
@@ -52,6 +52,6 @@ fn hv_unlock(b: u32, leader: u32) {
   if (cg_lane() == leader) { atomicAnd(&masks[params.lock_base + b], ~LOCK_BIT); }
 }
 `,
-    [wcmeModule(subgroups), talliesModule, overflowModule],
+    { requires: [wcmeModule(subgroups), talliesModule, overflowModule], needs: ['slots', 'masks', 'params'] },
   );
 }

@@ -1,8 +1,10 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule, type WgslModule } from '@gpuhash/kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule, type WgslModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
-import { cachedKernel, chunkLoop, cooperativeVariant, entryPoint } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
+import { listsModule } from './lists';
 import { overflowModule } from './overflow';
+import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { lookupLanesModule, wcmeModule } from './wcme';
 
@@ -11,17 +13,21 @@ export const CHECK_ROUNDS = 4096;
 /** Claim attempts per op (each one atomic) before it is deferred to the locked pass. */
 export const CLAIM_ROUNDS = 1024;
 
-/** The bindings every op pass (A and B) shares; insert batches bind keys as ops and a dummy as out. */
-export const opBindings = /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> ops: array<u32>;
-@group(0) @binding(4) var<storage, read> keys: array<u32>;
-@group(0) @binding(5) var<storage, read> values: array<u32>;
-@group(0) @binding(6) var<storage, read_write> out: array<vec2<u32>>;
-@group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(8) var<storage, read_write> lists: array<atomic<u32>>;`;
+/**
+ * The bindings every op pass (A, B and the home pass) shares; insert batches bind keys as ops (both
+ * read-only) and a stand-in buffer as out.
+ */
+export const opPassBindings = {
+  params: uniform(),
+  slots: storage('read_write', 'atomic<u32>'),
+  masks: storage('read_write', 'atomic<u32>'),
+  ops: storage('read', 'u32'),
+  keys: storage('read', 'u32'),
+  values: storage('read', 'u32'),
+  out: storage('read_write', 'vec2<u32>'),
+  counters: storage('read_write', 'atomic<u32>'),
+  lists: storage('read_write', 'atomic<u32>'),
+};
 
 /**
  * Appends \`entry\` to \`list\` for every lane of the group where pred holds: one atomicAdd per
@@ -40,7 +46,7 @@ fn hv_push_group(list: u32, pred: bool, entry: u32) {
 
 /** \`hv_push_group\` (needs \`lists\` and \`params\`). */
 export function pushGroupModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.push-group', subgroups, pushGroupCode);
+  return cooperativeVariant('hive.push-group', subgroups, pushGroupCode, { needs: ['params', 'lists'] });
 }
 
 /**
@@ -69,11 +75,16 @@ export function pushGroupModule(subgroups: boolean): WgslModule {
  * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts);
  * aux2 = 2: the rest list the home pass left (home-pass.ts; aux1 = 0, batch indices in the list).
  */
-export function opPassKernel(subgroups: boolean): Kernel {
-  return cachedKernel('op-pass', subgroups ? 'sg' : 'fb', () =>
+export const opPassKernel = defineKernel({
+  name: 'hive.op-pass',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false },
+  params: hiveParams,
+  bindings: opPassBindings,
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
-${opBindings}
+${decls}
 
 const S_DONE: u32 = 0u;
 const S_SCAN: u32 = 1u;
@@ -99,7 +110,7 @@ fn hv_recheck(b: u32, key: u32, mask: u32) -> vec2<u32> {
   return vec2<u32>(NONE, waiting);
 }
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
   if (lid == 0u) { wg_stash = atomicLoad(&counters[C_STASH]); }
   // Only this batch's erases change the stash count during the pass: reading it once is safe.
@@ -120,7 +131,7 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
   // A listed chunk past the list's end has nothing to do: its loop ends at once.
   let limit = select(params.n, min(params.n, list_len - min(list_len, params.aux1)), listed);
   let apply = params.mode == MODE_APPLY;
-  ${chunkLoop('limit')} {
+  ${chunkLoop('limit', WORKGROUP_SIZE)} {
     // This dispatch covers batch entries aux1 .. aux1 + n - 1 (large batches run in chunks).
     let local = base + lid;
     let j = params.aux1 + local;
@@ -271,13 +282,13 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
           lookupLanesModule(subgroups),
           wcmeModule(subgroups),
           talliesModule,
+          listsModule,
           overflowModule,
           pushGroupModule(subgroups),
         ],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },
     ),
-  );
-}
+});
 
 export { WORKGROUP_SIZE };

@@ -18,5 +18,5 @@ fn hv_placed(key: u32, g: u32) {
   if (bits != 0u) { atomicOr(&masks[params.lock_base + b1], bits); }
 }
 `,
-  [commonModule],
+  { requires: [commonModule], needs: ['params', 'masks'] },
 );

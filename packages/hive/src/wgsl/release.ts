@@ -1,26 +1,32 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { commonModule } from './common';
-import { cachedKernel, entryPoint, gridLoop } from './kernel-cache';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { commonModule, WORKGROUP_SIZE } from './common';
+import { hiveParams } from './params';
 
 /**
  * Frees the slots a batch retired (erased in a mixed batch, or abandoned claims): key back to
  * EMPTY, then the free bit. A dispatch of its own, after every op that could still read them, so
  * no slot is reused while a find may be reading it (that would be ABA: a find reading key K1, then
- * the value of a K2 that took the slot). Bindings: params, slots, masks, lists.
+ * the value of a K2 that took the slot).
  */
-export function releaseKernel(): Kernel {
-  return cachedKernel('release', '', () =>
+export const releaseKernel = defineKernel({
+  name: 'hive.release',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    slots: storage('read_write', 'atomic<u32>'),
+    masks: storage('read_write', 'atomic<u32>'),
+    lists: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read_write> lists: array<atomic<u32>>;
+${decls}
 
-${entryPoint()} {
+${entryPoint(WORKGROUP_SIZE)} {
   let count = min(atomicLoad(&lists[L_FREED]), params.list_cap);
-  ${gridLoop('j', 'count')} {
+  ${gridStrideLoop('j', 'count', WORKGROUP_SIZE)} {
     let g = atomicLoad(&lists[LIST_HEADER + L_FREED * params.list_cap + j]);
     atomicStore(&slots[hv_kw(g)], EMPTY);
     atomicOr(&masks[g / 32u], 1u << (g % 32u));
@@ -29,5 +35,4 @@ ${entryPoint()} {
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});

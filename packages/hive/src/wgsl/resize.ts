@@ -1,15 +1,17 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, gridModule } from '@gpuhash/kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { HOMES } from '../split-pointer';
-import { commonModule } from './common';
-import { cachedKernel, chunkLoop, entryPoint, gridLoop } from './kernel-cache';
+import { commonModule, WORKGROUP_SIZE } from './common';
 import { overflowModule } from './overflow';
+import { hiveParams } from './params';
 import { rowBallotModule } from './wcme';
 
-const tableBindings = /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;`;
+/** The table, written: its slots and its masks (free masks, then lock words). */
+const tableBindings = {
+  params: uniform(),
+  slots: storage('read_write', 'atomic<u32>'),
+  masks: storage('read_write', 'atomic<u32>'),
+};
 
 const homes = Array.from({ length: HOMES }, (_, h) => h);
 /** Per home h: the movers whose home is h (row ballots into by_home_h; scalars, since a vector or array indexed at run time spills on NVIDIA). */
@@ -32,18 +34,22 @@ fn hv_move_out(src: u32, dst: u32) {
  * partner t = s + n0, one group per pair. params.split is the split pointer after the batch, so
  * hv_b1/hv_b2 give each key's new candidates: a key stays when s is still one of them, else it
  * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their homes).
- * Bindings: params, slots, masks.
  */
-export function splitKernel(subgroups: boolean): Kernel {
-  return cachedKernel('split', subgroups ? 'sg' : 'fb', () =>
+export const splitKernel = defineKernel({
+  name: 'hive.split',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false },
+  params: hiveParams,
+  bindings: tableBindings,
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
-${tableBindings}
+${decls}
 ${moveCode}
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init(cg_sg_lane, cg_sg_size);
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let j = base + lid;
     var todo = cg_ballot(j < params.n);
     loop {
@@ -100,25 +106,26 @@ ${homeBallots}
 `,
       { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
     ),
-  );
-}
+});
 
 /**
  * Contraction, first half: pair j merges partner t = aux0 - j back into s = t - n0. A pair whose
  * keys do not fit in s's free slots aborts the merge (Hive IV-C2): the highest failing t + 1 is
  * kept in counters[C_MERGE_MARKER], and no pair at or below it moves (the buckets must shrink from
- * the top). Bindings: params, masks, counters.
+ * the top).
  */
-export function mergeCheckKernel(): Kernel {
-  return cachedKernel('merge-check', '', () =>
+export const mergeCheckKernel = defineKernel({
+  name: 'hive.merge-check',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: { params: uniform(), masks: storage('read_write', 'atomic<u32>'), counters: storage('read_write', 'atomic<u32>') },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> masks: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;
+${decls}
 
-${entryPoint()} {
-  ${gridLoop('j', 'params.n')} {
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {
     let t = params.aux0 - j;
     let s = t - params.n0;
     let used = countOneBits(~atomicLoad(&masks[t]));
@@ -128,26 +135,28 @@ ${entryPoint()} {
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});
 
 /**
  * Contraction, second half: every pair above the marker moves t's keys into s's free slots
  * (the r-th key of t takes the r-th free slot of s), one group per pair.
- * Bindings: params, slots, masks, counters.
  */
-export function mergeKernel(subgroups: boolean): Kernel {
-  return cachedKernel('merge', subgroups ? 'sg' : 'fb', () =>
+export const mergeKernel = defineKernel({
+  name: 'hive.merge',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { subgroups: false },
+  params: hiveParams,
+  bindings: { ...tableBindings, counters: storage('read_write', 'atomic<u32>') },
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
-${tableBindings}
-@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
+${decls}
 ${moveCode}
 
-${entryPoint(cooperativeEntryParams({ subgroups }))} {
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init(cg_sg_lane, cg_sg_size);
   let marker = atomicLoad(&counters[C_MERGE_MARKER]);
-  ${chunkLoop('params.n')} {
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let j = base + lid;
     var todo = cg_ballot(j < params.n && params.aux0 - j >= marker);
     loop {
@@ -181,26 +190,31 @@ ${entryPoint(cooperativeEntryParams({ subgroups }))} {
 `,
       { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
     ),
-  );
-}
+});
 
 /**
  * Moves the stash into reallocated storage: each live entry of the old stash (jobs = its slots)
  * takes a free slot of its line in the new one. The new stash has as many lines or more (a power
  * of two multiple), so each new line receives keys of a single old line and never overflows.
- * params describe the new storage; aux0 = the old nalloc. Bindings: params, old_slots, slots, masks.
+ * params describe the new storage; aux0 = the old nalloc.
  */
-export function relocateStashKernel(): Kernel {
-  return cachedKernel('relocate-stash', '', () =>
+export const relocateStashKernel = defineKernel({
+  name: 'hive.relocate-stash',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hiveParams,
+  bindings: {
+    params: uniform(),
+    old_slots: storage('read', 'u32'),
+    slots: storage('read_write', 'atomic<u32>'),
+    masks: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> old_slots: array<u32>;
-@group(0) @binding(2) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read_write> masks: array<atomic<u32>>;
+${decls}
 
-${entryPoint()} {
-  ${gridLoop('j', 'params.n')} {
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {
     let g = params.aux0 * 32u + j;
     let key = old_slots[hv_kw(g)];
     if (key >= TOMBSTONE) { continue; }
@@ -223,5 +237,4 @@ ${entryPoint()} {
 `,
       { modules: [gridModule, commonModule] },
     ),
-  );
-}
+});

@@ -1,5 +1,5 @@
 import type { WgslModule } from '@gpuhash/kernels';
-import { cooperativeVariant } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
 import { locksModule } from './locks';
 import { wabcModule } from './wabc';
 
@@ -30,6 +30,6 @@ fn hv_stash_put(k: u32, v: u32, leader: u32) -> bool {
   return false;
 }
 `,
-    [wabcModule(subgroups), locksModule(subgroups)],
+    { requires: [wabcModule(subgroups), locksModule(subgroups)] },
   );
 }

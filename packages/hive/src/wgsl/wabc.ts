@@ -1,5 +1,5 @@
 import type { WgslModule } from '@gpuhash/kernels';
-import { cooperativeVariant } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
 
 /**
  * WABC: lanes of a group that want slots in one bucket share one atomic on its free mask. The
@@ -34,6 +34,6 @@ fn hv_wabc(b: u32, count: u32, leader: u32) -> vec3<u32> {
   return vec3<u32>(cg_broadcast(got, leader), cg_broadcast(old, leader), cg_broadcast(left, leader));
 }
 `,
-    [],
+    { needs: ['masks'] },
   );
 }

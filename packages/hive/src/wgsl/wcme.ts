@@ -1,6 +1,6 @@
 import type { WgslModule } from '@gpuhash/kernels';
 import { HOME_SLOTS } from '../split-pointer';
-import { cooperativeVariant } from './kernel-cache';
+import { cooperativeVariant } from './cooperative-variant';
 import { overflowModule } from './overflow';
 
 /**
@@ -48,7 +48,7 @@ fn hv_store_pair(g: u32, key: u32, value: u32) {
   atomicStore(&slots[hv_kw(g)], key);
 }
 `,
-    [rowBallotModule(subgroups)],
+    { requires: [rowBallotModule(subgroups)], needs: ['slots'] },
   );
 }
 
@@ -103,7 +103,7 @@ ${ballots}
  * Every lane of the group calls it together.
  */
 export function scanLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.scan-lanes', subgroups, lanesScanCode(), [rowBallotModule(subgroups)]);
+  return cooperativeVariant('hive.scan-lanes', subgroups, lanesScanCode(), { requires: [rowBallotModule(subgroups)], needs: ['slots'] });
 }
 
 /**
@@ -148,7 +148,7 @@ fn hv_lookup_lanes(key: u32, go: bool, b1: u32, b2: u32, stash_live: bool, full_
 
 /** \`hv_lookup_lanes\` (needs \`slots\`, \`masks\` and \`params\`). */
 export function lookupLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, [scanLanesModule(subgroups), overflowModule]);
+  return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, { requires: [scanLanesModule(subgroups), overflowModule] });
 }
 
 /** Rounds of the home scan: S lanes read a home's HOME_SLOTS key words for each of S ops in HOME_SLOTS rounds of S words. */
@@ -217,5 +217,5 @@ fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
 
 /** \`hv_scan_homes\` and \`hv_home_lookup\` over the writable table (need \`slots\`, \`masks\` and \`params\`). */
 export function homeScanModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.home-scan', subgroups, homeScanCode());
+  return cooperativeVariant('hive.home-scan', subgroups, homeScanCode(), { needs: ['slots', 'masks', 'params'] });
 }

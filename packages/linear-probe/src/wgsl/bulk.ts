@@ -1,7 +1,7 @@
-import type { Kernel } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { failureReport, WORKGROUP_SIZE } from './kernels';
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { u32Layout } from './layout-u32';
+import { linearProbeParams, WORKGROUP_SIZE } from './params';
 
 /**
  * Partitioned bulk insert (u32 keys). Inserting with global atomics costs two random L2 atomics
@@ -21,29 +21,22 @@ import { u32Layout } from './layout-u32';
 export const REGION_LOG2 = 11;
 export const REGION_SLOTS = 1 << REGION_LOG2;
 
-const entry = /* wgsl */ `@compute @workgroup_size(${WORKGROUP_SIZE})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>)`;
-const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
+const entry = entryPoint(WORKGROUP_SIZE);
+const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
 
-const cache = new Map<string, Kernel>();
-function kernel(name: string, flavour: string, build: () => string): Kernel {
-  const key = `${name}|${flavour}`;
-  let k = cache.get(key);
-  if (!k) {
-    k = { name: `linear-probe.bulk.${name}`, cacheKey: flavour, source: build(), workgroupSize: WORKGROUP_SIZE };
-    cache.set(key, k);
-  }
-  return k;
-}
+const words = storage('read', 'u32');
+const atomicsRW = storage('read_write', 'atomic<u32>');
 
-/** Bindings: params (n = batch), keys, counts (atomic, one per region). */
-export function bulkCountKernel(): Kernel {
-  return kernel('count', '', () =>
+/** Keys per region into `counts` (one per region; params.n = batch). */
+export const bulkCountKernel = defineKernel({
+  name: 'linear-probe.bulk.count',
+  workgroupSize: WORKGROUP_SIZE,
+  params: linearProbeParams,
+  bindings: { params: uniform(), keys: words, counts: atomicsRW },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+${decls}
 ${entry} {
   ${gridLoop} {
     let key = keys[i];
@@ -52,24 +45,28 @@ ${entry} {
 }`,
       { modules: [gridModule, u32Layout.common] },
     ),
-  );
-}
+});
 
 /**
- * Bindings: params (n = batch), keys, values, cursors (the scanned counts, atomic; each ends as
- * its region's end offset), pairs (out), failed (reserved keys are reported here).
+ * Pairs grouped by region: cursors are the scanned counts (each ends as its region's end offset);
+ * reserved keys go to `failed` (params.n = batch).
  */
-export function bulkScatterKernel(): Kernel {
-  return kernel('scatter', '', () =>
+export const bulkScatterKernel = defineKernel({
+  name: 'linear-probe.bulk.scatter',
+  workgroupSize: WORKGROUP_SIZE,
+  params: linearProbeParams,
+  bindings: {
+    params: uniform(),
+    keys: words,
+    values: words,
+    cursors: atomicsRW,
+    pairs: storage('read_write', 'vec2<u32>'),
+    failed: atomicsRW,
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read> values: array<u32>;
-@group(0) @binding(3) var<storage, read_write> cursors: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> pairs: array<vec2<u32>>;
-@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
-${failureReport}
+${decls}
 ${entry} {
   ${gridLoop} {
     let key = keys[i];
@@ -78,31 +75,35 @@ ${entry} {
     pairs[at] = vec2<u32>(key, values[i]);
   }
 }`,
-      { modules: [gridModule, u32Layout.common] },
+      { modules: [gridModule, u32Layout.common, failureListModule] },
     ),
-  );
-}
+});
 
 /**
  * One workgroup per region (grid-strided, uniform per workgroup so the barriers are legal).
- * Bindings: params (n = regions, max_probes), slots (the table, plain: nothing else touches it in
- * this dispatch), pairs, ends (region end offsets), counters, failed (here: the spill list of
- * pair positions).
+ * params.n = regions; slots is the table, plain (nothing else touches it in this dispatch); ends
+ * are the region end offsets; `failed` is the spill list of pair positions.
  */
-export function bulkBuildKernel(assign: boolean): Kernel {
-  return kernel('build', `assign=${assign}`, () =>
+export const bulkBuildKernel = defineKernel({
+  name: 'linear-probe.bulk.build',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { assign: false },
+  params: linearProbeParams,
+  bindings: {
+    params: uniform(),
+    slots: storage('read_write', 'vec2<u32>'),
+    pairs: storage('read', 'vec2<u32>'),
+    ends: words,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(3) var<storage, read> ends: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
+${decls}
 var<workgroup> region_keys: array<atomic<u32>, ${REGION_SLOTS}>;
 var<workgroup> region_values: array<atomic<u32>, ${REGION_SLOTS}>;
 var<workgroup> wg_added: atomic<u32>;
-${failureReport}
 ${entry} {
   var added = 0u;
   let reach = min(params.max_probes, ${REGION_SLOTS}u);
@@ -156,7 +157,6 @@ ${entry} {
     if (a != 0u) { atomicAdd(&counters[0], a); }
   }
 }`,
-      { modules: [gridModule, u32Layout.common], constants: { ASSIGN: assign } },
+      { modules: [gridModule, u32Layout.common, failureListModule], constants: { ASSIGN: v.assign } },
     ),
-  );
-}
+});

@@ -1,9 +1,11 @@
-import { type Kernel, Op } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { defineKernel, Op, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
+import { linearProbeParams, WORKGROUP_SIZE } from './params';
+import { talliesModule } from './tallies';
 
-/** Invocations per workgroup of every linear-probe kernel. */
-export const WORKGROUP_SIZE = 256;
+export { WORKGROUP_SIZE };
 
 /** Operation codes of mixed batches (`apply`). */
 export const OP_INSERT = Op.insert;
@@ -11,72 +13,30 @@ export const OP_INSERT_OR_ASSIGN = Op.insertOrAssign;
 export const OP_FIND = Op.find;
 export const OP_ERASE = Op.erase;
 
-const entry = /* wgsl */ `@compute @workgroup_size(${WORKGROUP_SIZE})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>)`;
-const gridLoop = `for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < params.n; i += grid_threads(nwg, ${WORKGROUP_SIZE}u))`;
+/** Variants name their key layout; the kernel looks the layout up. */
+type LayoutVariant = { layout: KeyLayout['name'] };
+const u32Keys: LayoutVariant = { layout: 'u32' };
 
-/** Appends to `failed` (binding of the including kernel): failed[0] counts every failure exactly; indices are kept while the list has room. */
-export const failureReport = /* wgsl */ `
-fn report_failure(index: u32) {
-  let at = atomicAdd(&failed[0], 1u);
-  if (1u + at < arrayLength(&failed)) { atomicStore(&failed[1u + at], index); }
-}`;
+const entry = entryPoint(WORKGROUP_SIZE);
+const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
 
-// Per-invocation tallies go to workgroup memory once, then one global atomic per workgroup:
-// a global atomic per key on one counter word would serialise the whole batch.
-const tallies = /* wgsl */ `
-var<workgroup> wg_added: atomic<u32>;
-var<workgroup> wg_untombed: atomic<u32>;
-var<workgroup> wg_erased: atomic<u32>;
-fn flush_tallies(lid: u32, added: u32, untombed: u32, erased: u32) {
-  if (added != 0u) { atomicAdd(&wg_added, added); }
-  if (untombed != 0u) { atomicAdd(&wg_untombed, untombed); }
-  if (erased != 0u) { atomicAdd(&wg_erased, erased); }
-  workgroupBarrier();
-  if (lid == 0u) {
-    let a = atomicLoad(&wg_added);
-    let u = atomicLoad(&wg_untombed);
-    let e = atomicLoad(&wg_erased);
-    // counters[0] = live keys, counters[1] = tombstones (both wrap-safe u32 arithmetic)
-    if (a != 0u || e != 0u) { atomicAdd(&counters[0], a - e); }
-    if (u != 0u || e != 0u) { atomicAdd(&counters[1], e - u); }
-  }
-}
-${failureReport}`;
+/** The table as the protocol modules write it, and the words and counters kernels share. */
+const slotsRW = storage('read_write', 'atomic<u32>');
+const words = storage('read', 'u32');
+const atomicsRW = storage('read_write', 'atomic<u32>');
 
-const cache = new Map<string, Kernel>();
-
-function kernel(name: string, layout: KeyLayout, flavour: string, build: () => string): Kernel {
-  const key = `${layout.name}${flavour ? `,${flavour}` : ''}`;
-  const cacheKey = `${name}|${key}`;
-  let k = cache.get(cacheKey);
-  if (!k) {
-    k = { name: `linear-probe.${name}`, cacheKey: key, source: build(), workgroupSize: WORKGROUP_SIZE };
-    cache.set(cacheKey, k);
-  }
-  return k;
-}
-
-export interface InsertFlavour {
-  assign: boolean;
-  /** Reuse tombstones (two-pass insert); only when the table has some. */
-  reuseTombs: boolean;
-  /** Claim by CAS on every probed slot (the paper's insert) instead of load, then CAS. Default true. */
-  blindCas?: boolean;
-}
-
-/** Bindings: params, slots (atomic), keys, values, counters, failed. */
-export function insertKernel(L: KeyLayout, f: InsertFlavour): Kernel {
-  return kernel('insert', L, `assign=${f.assign},tombs=${f.reuseTombs},blind=${f.blindCas ?? true}`, () =>
-    composeWgsl(
+/** Inserts: `assign` overwrites existing values; `reuseTombs` (two-pass insert) only when the table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead of load, then CAS. */
+export const insertKernel = defineKernel({
+  name: 'linear-probe.insert',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { ...u32Keys, assign: false, reuseTombs: false, blindCas: true },
+  params: linearProbeParams,
+  bindings: { params: uniform(), slots: slotsRW, keys: words, values: words, counters: atomicsRW, failed: atomicsRW },
+  source: (decls, v) => {
+    const L = keyLayout(v.layout);
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> keys: array<u32>;
-@group(0) @binding(3) var<storage, read> values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
-${tallies}
+${decls}
 ${entry} {
   var added = 0u;
   var untombed = 0u;
@@ -91,23 +51,31 @@ ${entry} {
   flush_tallies(lid, added, untombed, 0u);
 }`,
       {
-        modules: [gridModule, L.protocol],
-        constants: { ASSIGN: f.assign, REUSE_TOMBS: f.reuseTombs, PUBLISH_BUSY: false, BLIND_CAS: f.blindCas ?? true },
+        modules: [gridModule, L.protocol, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, REUSE_TOMBS: v.reuseTombs, PUBLISH_BUSY: false, BLIND_CAS: v.blindCas },
       },
-    ),
-  );
-}
+    );
+  },
+});
 
-/** Bindings: params, slots_ro (the table, read-only), keys, out_values, out_found. */
-export function findKernel(L: KeyLayout): Kernel {
-  return kernel('find', L, '', () =>
-    composeWgsl(
+/** Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound read-only). */
+export const findKernel = defineKernel({
+  name: 'linear-probe.find',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: (v) => ({
+    params: uniform(),
+    slots_ro: storage('read', keyLayout(v.layout).findSlotType),
+    keys: words,
+    out_values: storage('read_write', 'u32'),
+    out_found: storage('read_write', 'u32'),
+  }),
+  source: (decls, v) => {
+    const L = keyLayout(v.layout);
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<${L.findSlotType}>;
-@group(0) @binding(2) var<storage, read> keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> out_found: array<u32>;
+${decls}
 ${entry} {
   ${gridLoop} {
     let key = ${L.readKey('i')};
@@ -119,21 +87,22 @@ ${entry} {
   }
 }`,
       { modules: [gridModule, L.find] },
-    ),
-  );
-}
+    );
+  },
+});
 
-/** Bindings: params, slots (atomic), keys, counters, failed (unused but keeps tallies uniform). */
-export function eraseKernel(L: KeyLayout): Kernel {
-  return kernel('erase', L, '', () =>
-    composeWgsl(
+/** Erases; `failed` takes the reserved keys. */
+export const eraseKernel = defineKernel({
+  name: 'linear-probe.erase',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: { params: uniform(), slots: slotsRW, keys: words, counters: atomicsRW, failed: atomicsRW },
+  source: (decls, v) => {
+    const L = keyLayout(v.layout);
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> failed: array<atomic<u32>>;
-${tallies}
+${decls}
 ${entry} {
   var erased = 0u;
   ${gridLoop} {
@@ -143,30 +112,40 @@ ${entry} {
   }
   flush_tallies(lid, 0u, 0u, erased);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
-    ),
-  );
-}
+      {
+        modules: [gridModule, L.protocol, talliesModule, failureListModule],
+        constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true },
+      },
+    );
+  },
+});
 
 /**
  * Mixed batch: each invocation runs its own op (insert, insertOrAssign, find, erase) against the
  * table concurrently with the others. Inserts publish through BUSY and claim only EMPTY slots, so
  * no erase in the same batch can make two inserts of one key pick different slots.
- * Bindings: params, slots (atomic), ops, keys, values, out (value, status), counters, failed.
+ * `out` gets (value, status) per op.
  */
-export function applyKernel(L: KeyLayout): Kernel {
-  return kernel('apply', L, '', () =>
-    composeWgsl(
+export const applyKernel = defineKernel({
+  name: 'linear-probe.apply',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: {
+    params: uniform(),
+    slots: slotsRW,
+    ops: words,
+    keys: words,
+    values: words,
+    out: storage('read_write', 'vec2<u32>'),
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) => {
+    const L = keyLayout(v.layout);
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> ops: array<u32>;
-@group(0) @binding(3) var<storage, read> keys: array<u32>;
-@group(0) @binding(4) var<storage, read> values: array<u32>;
-@group(0) @binding(5) var<storage, read_write> out: array<vec2<u32>>;
-@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> failed: array<atomic<u32>>;
-${tallies}
+${decls}
 ${entry} {
   var added = 0u;
   var erased = 0u;
@@ -189,25 +168,34 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, erased);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true, BLIND_CAS: false } },
-    ),
-  );
-}
+      {
+        modules: [gridModule, L.protocol, talliesModule, failureListModule],
+        constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true, BLIND_CAS: false },
+      },
+    );
+  },
+});
 
 /**
  * Moves every live pair of an old table into this one (tombstones dropped). params.n is the old
- * capacity. Bindings: params, slots (new, atomic), old_slots, counters, failed (old slot indices).
+ * capacity; `failed` gets old slot indices.
  */
-export function rehashKernel(L: KeyLayout): Kernel {
-  return kernel('rehash', L, '', () =>
+export const rehashKernel = defineKernel({
+  name: 'linear-probe.rehash',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: (v) => ({
+    params: uniform(),
+    slots: slotsRW,
+    old_slots: storage('read', keyLayout(v.layout).slotType),
+    counters: atomicsRW,
+    failed: atomicsRW,
+  }),
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> old_slots: array<${L.slotType}>;
-@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> failed: array<atomic<u32>>;
-${tallies}
+${decls}
 ${entry} {
   var added = 0u;
   ${gridLoop} {
@@ -219,22 +207,24 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      { modules: [gridModule, L.protocol], constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
+      {
+        modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule],
+        constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true },
+      },
     ),
-  );
-}
+});
 
-/**
- * Occupancy and probe lengths: out = [live, tombstones, displacement sum lo, hi, max displacement].
- * Bindings: params (n = capacity), slots_ro, out.
- */
-export function statsKernel(L: KeyLayout): Kernel {
-  return kernel('stats', L, '', () =>
+/** Occupancy and probe lengths: out = [live, tombstones, displacement sum lo, hi, max displacement]; params.n = capacity. */
+export const statsKernel = defineKernel({
+  name: 'linear-probe.stats',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: (v) => ({ params: uniform(), slots_ro: storage('read', keyLayout(v.layout).slotType), out: atomicsRW }),
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
-@group(0) @binding(2) var<storage, read_write> out: array<atomic<u32>>;
+${decls}
 var<workgroup> wg_live: atomic<u32>;
 var<workgroup> wg_tombs: atomic<u32>;
 var<workgroup> wg_sum: atomic<u32>;
@@ -268,25 +258,31 @@ ${entry} {
     atomicMax(&out[4], atomicLoad(&wg_max));
   }
 }`,
-      { modules: [gridModule, L.common] },
+      { modules: [gridModule, keyLayout(v.layout).common] },
     ),
-  );
-}
+});
 
 /**
  * Copies every live pair out, densely, in slot order within each workgroup's block. Blocks are
- * walked uniformly per workgroup so the barriers stay in uniform control flow.
- * Bindings: params (n = capacity), slots_ro, out_keys, out_values, cursor.
+ * walked uniformly per workgroup so the barriers stay in uniform control flow. params.n = capacity.
  */
-export function retrieveKernel(L: KeyLayout): Kernel {
-  return kernel('retrieve', L, '', () =>
-    composeWgsl(
+export const retrieveKernel = defineKernel({
+  name: 'linear-probe.retrieve',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: u32Keys,
+  params: linearProbeParams,
+  bindings: (v) => ({
+    params: uniform(),
+    slots_ro: storage('read', keyLayout(v.layout).slotType),
+    out_keys: storage('read_write', 'u32'),
+    out_values: storage('read_write', 'u32'),
+    cursor: atomicsRW,
+  }),
+  source: (decls, v) => {
+    const L = keyLayout(v.layout);
+    return composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> slots_ro: array<${L.slotType}>;
-@group(0) @binding(2) var<storage, read_write> out_keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out_values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
+${decls}
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 ${entry} {
@@ -315,30 +311,36 @@ ${entry} {
   }
 }`,
       { modules: [gridModule, L.common] },
-    ),
-  );
-}
+    );
+  },
+});
 
 /**
  * The spill pass of a bulk insert: global inserts of the pairs listed (by position) in `spill`
  * ([0] = count). The count lives on the device, so the grid is fixed and grid-strides over it.
- * Bindings: params, slots (atomic), pairs, spill, counters, failed (pair positions).
+ * `failed` gets pair positions.
  */
-export function spillInsertKernel(L: KeyLayout, assign: boolean): Kernel {
-  return kernel('spill', L, `assign=${assign}`, () =>
+export const spillInsertKernel = defineKernel({
+  name: 'linear-probe.spill',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { ...u32Keys, assign: false },
+  params: linearProbeParams,
+  bindings: {
+    params: uniform(),
+    slots: slotsRW,
+    pairs: storage('read', 'vec2<u32>'),
+    spill: words,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> slots: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(3) var<storage, read> spill: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counters: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> failed: array<atomic<u32>>;
-${tallies}
+${decls}
 ${entry} {
   var added = 0u;
   let count = min(spill[0], arrayLength(&spill) - 1u);
-  for (var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u); i < count; i += grid_threads(nwg, ${WORKGROUP_SIZE}u)) {
+  ${gridStrideLoop('i', 'count', WORKGROUP_SIZE)} {
     let p = spill[1u + i];
     let kv = pairs[p];
     let r = lp_insert(kv.x, kv.y, ASSIGN);
@@ -347,7 +349,9 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      { modules: [gridModule, L.protocol], constants: { ASSIGN: assign, REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true } },
+      {
+        modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true },
+      },
     ),
-  );
-}
+});

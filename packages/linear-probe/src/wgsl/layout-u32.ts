@@ -1,7 +1,7 @@
 import { fmix32Module, wgslModule } from '@gpuhash/kernels';
 import type { KeyLayout } from './layout';
 
-/** Declarations every linear-probe kernel shares: parameters, key sentinels, result codes, home slot. */
+/** Declarations every linear-probe kernel shares: key sentinels, result codes, home slot (the kernel declares `params`). */
 export const commonU32Module = wgslModule(
   'linear-probe.common-u32',
   /* wgsl */ `
@@ -16,9 +16,6 @@ const EXISTED: u32 = 1u;
 const FAILED: u32 = 2u;
 const INSERTED_IN_TOMB: u32 = 3u;
 
-// n: batch size; mask: capacity - 1; max_probes: the probe bound; aux: per-kernel; seed: the hash
-// seed (0 until a rebuild draws a new one to break up colliding keys).
-struct Params { n: u32, mask: u32, max_probes: u32, aux: u32, seed: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 
 fn lp_home(key: u32) -> u32 { return hash_fmix32(key ^ params.seed) & params.mask; }
 
@@ -28,7 +25,7 @@ fn slot_is_tomb(s: vec2<u32>) -> bool { return s.x == TOMBSTONE; }
 fn slot_key(s: vec2<u32>) -> u32 { return s.x; }
 fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
 `,
-  [fmix32Module],
+  { requires: [fmix32Module], needs: ['params'] },
 );
 
 /**
@@ -146,7 +143,7 @@ fn lp_find_atomic(key: u32) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 `,
-  [commonU32Module],
+  { requires: [commonU32Module], needs: ['params', 'slots', 'REUSE_TOMBS', 'PUBLISH_BUSY', 'BLIND_CAS'] },
 );
 
 /**
@@ -178,7 +175,7 @@ fn lp_find(key: u32) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 `,
-  [commonU32Module],
+  { requires: [commonU32Module], needs: ['params', 'slots_ro'] },
 );
 
 /** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */

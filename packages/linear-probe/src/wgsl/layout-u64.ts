@@ -24,8 +24,6 @@ const EXISTED: u32 = 1u;
 const FAILED: u32 = 2u;
 const INSERTED_IN_TOMB: u32 = 3u;
 
-// As the u32 layout's; the seed is folded into the key's low word (fmix64 stays a bijection).
-struct Params { n: u32, mask: u32, max_probes: u32, aux: u32, seed: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 
 fn lp_hash(key: Key) -> u32 { return hash_fmix64_u32(vec2<u32>(key.x ^ params.seed, key.y)); }
 fn lp_home(key: Key) -> u32 { return lp_hash(key) & params.mask; }
@@ -37,7 +35,8 @@ fn slot_is_tomb(s: vec4<u32>) -> bool { return s.x == TOMB_TAG; }
 fn slot_key(s: vec4<u32>) -> Key { return s.yz; }
 fn slot_value(s: vec4<u32>) -> u32 { return s.w; }
 `,
-  [fmix32Module, fmix64Module],
+  // The seed is folded into the key's low word (fmix64 stays a bijection).
+  { requires: [fmix32Module, fmix64Module], needs: ['params'] },
 );
 
 const protocolU64Module = wgslModule(
@@ -127,7 +126,7 @@ fn lp_find_atomic(key: Key) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 `,
-  [commonU64Module],
+  { requires: [commonU64Module], needs: ['params', 'slots', 'REUSE_TOMBS'] },
 );
 
 const findU64Module = wgslModule(
@@ -145,7 +144,7 @@ fn lp_find(key: Key) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 `,
-  [commonU64Module],
+  { requires: [commonU64Module], needs: ['params', 'slots_ro'] },
 );
 
 /** u64 keys: 16-byte slots (tag, lo, hi, value); no key is reserved. */

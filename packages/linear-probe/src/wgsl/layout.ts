@@ -15,8 +15,8 @@ export interface KeyLayout {
   /** The word an empty table is filled with (every word of every slot). */
   readonly emptyWord: number;
   /**
-   * `Key`, `Params`, result codes, `lp_home`, and the slot view: `slot_is_live(s)`,
-   * `slot_is_tomb(s)`, `slot_key(s)`, `slot_value(s)` over a read-only slot. Needs `params`.
+   * `Key`, result codes, `lp_home`, and the slot view: `slot_is_live(s)`, `slot_is_tomb(s)`,
+   * `slot_key(s)`, `slot_value(s)` over a read-only slot. Needs `params` (linearProbeParams).
    */
   readonly common: WgslModule;
   /** `lp_insert`, `lp_erase`, `lp_find_atomic` over `slots: array<atomic<u32>>`. */
