@@ -1,4 +1,4 @@
-import type { Gpu } from '@gpuhash/core';
+import { type Gpu, InternalError } from '@gpuhash/core';
 import type { Dispatcher } from './dispatcher';
 import { afterSplits, BUCKET_SLOTS, bucketCount, stashLinesFor } from './split-pointer';
 import { type HiveStorage, maxBuckets, slotsBytes } from './storage';
@@ -147,8 +147,7 @@ export class Resizer {
   private encodeReallocate(encoder: GPUCommandEncoder, nalloc: number): GPUBuffer[] {
     const s = this.storage;
     const lines = stashLinesFor(nalloc);
-    if (lines < s.stashLines && this.table.stashSize() !== 0)
-      throw new Error('hive: shrinking the stash while it holds keys; this is a gpuhash bug');
+    if (lines < s.stashLines && this.table.stashSize() !== 0) throw new InternalError('hive: shrinking the stash while it holds keys');
     const slots = this.gpu.createBuffer(slotsBytes(nalloc), `hive.slots (${nalloc} buckets)`);
     const meta = this.gpu.createBuffer(s.metaWords(nalloc) * 4, 'hive.meta');
     s.encodeEmpty(encoder, slots, meta, nalloc);

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '@gpuhash/core';
 import { bitHash1, bitHash2, fmix32 } from '@gpuhash/kernels';
 
 /** Slots per bucket: one free-mask bit each. */
@@ -71,7 +72,8 @@ export function bucketCount(p: SplitPointer): number {
 
 /** The state of a table of `buckets` buckets (>= 1), as if grown one split at a time. */
 export function splitPointerFor(buckets: number): SplitPointer {
-  if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`splitPointerFor: ${buckets} is not a positive bucket count`);
+  if (!Number.isInteger(buckets) || buckets < 1)
+    throw new InvalidArgumentError(`splitPointerFor: ${buckets} is not a positive bucket count`);
   let n0 = 1;
   while (n0 * 2 <= buckets) n0 *= 2;
   return { n0, split: buckets - n0 };
@@ -103,7 +105,7 @@ export function stashLineOf(key: number, lines: number): number {
 /** Split pointer after splitting `count` more buckets (never past the end of the round). */
 export function afterSplits(p: SplitPointer, count: number): SplitPointer {
   const split = p.split + count;
-  if (count < 0 || split > p.n0) throw new RangeError(`afterSplits: ${count} splits from ${p.split} pass the round of ${p.n0}`);
+  if (count < 0 || split > p.n0) throw new InvalidArgumentError(`afterSplits: ${count} splits from ${p.split} pass the round of ${p.n0}`);
   return split === p.n0 ? { n0: 2 * p.n0, split: 0 } : { n0: p.n0, split };
 }
 

@@ -1,4 +1,4 @@
-import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { defineKernel, InternalError, storage, uniform } from '@gpuhash/core';
 import { composeWgsl } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { hiveParams } from './params';
@@ -28,7 +28,7 @@ export const listedPlanKernel = defineKernel({
   params: hiveParams,
   bindings: { params: uniform(), spill: storage('read', 'u32'), grids: storage('read_write', 'u32') },
   source: (decls, caps) => {
-    if (!(caps.passA > 0 && caps.release > 0 && caps.locked > 0)) throw new RangeError('hive.listed-plan: name every cap');
+    if (!(caps.passA > 0 && caps.release > 0 && caps.locked > 0)) throw new InternalError('hive.listed-plan: every cap must be named');
     return composeWgsl(
       /* wgsl */ `
 ${decls}
