@@ -92,13 +92,13 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   find(keys: KeysInput<K>): Promise<FindResult | DeviceFindResult> {
     return this.runOp('find', async () => {
       const batch = this.stage('find', keys);
-      const values = this.gpu.createArray('u32', batch.n, `${this.#owner}.find.values`);
-      const found = this.gpu.createArray('u32', batch.n, `${this.#owner}.find.found`);
+      const values = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.values`));
+      const found = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.found`));
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeFind(encoder, batch.keys, batch.n, values.buffer, found.buffer);
       this.gpu.submit([encoder.finish()]);
-      if (keys instanceof DeviceArray) return { values, found };
-      this.#temporaries.push(values, found);
+      // Device keys, device results: the caller owns them from here.
+      if (keys instanceof DeviceArray) return { values: this.keep(values), found: this.keep(found) };
       const hostValues = await this.gpu.download(values);
       const hostFound = await this.gpu.download(found);
       return { values: hostValues, found: Uint8Array.from(hostFound) };
@@ -308,6 +308,12 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   /** A device array to destroy when the running host operation ends. */
   protected temporary<T extends { destroy(): void }>(array: T): T {
     this.#temporaries.push(array);
+    return array;
+  }
+
+  /** Takes an array back from the running operation's temporaries: the caller owns it now. */
+  private keep<T extends { destroy(): void }>(array: T): T {
+    this.#temporaries = this.#temporaries.filter((t) => t !== array);
     return array;
   }
 
