@@ -11,7 +11,10 @@ function rows(path) {
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.startsWith('## ')) section = line.slice(3).trim();
     if (!line.startsWith('| ') || /^\| (table|kernel) \|/.test(line)) continue;
-    const c = line.slice(1, -1).split('|').map((x) => x.trim());
+    const c = line
+      .slice(1, -1)
+      .split('|')
+      .map((x) => x.trim());
     const roofline = /^(random|sequential)/.test(c[0]);
     const key = roofline ? `${section} | ${c[0]}` : `${section} | ${c.slice(0, 3).join(' ')}`;
     const ms = Number(roofline ? c[2] : c[4]);
@@ -55,7 +58,10 @@ for (const key of base[0].keys()) {
 changes.sort((a, b) => b.pct - a.pct);
 console.log('| change | row (section, table, load, op) | base ms | new ms |');
 console.log('| ---: | --- | ---: | ---: |');
-for (const c of changes.slice(0, top)) console.log(`| ${c.pct >= 0 ? '+' : ''}${c.pct.toFixed(1)}% | ${c.key} | ${Number(c.bm.toPrecision(4))} | ${Number(c.nm.toPrecision(4))} |`);
+for (const c of changes.slice(0, top))
+  console.log(
+    `| ${c.pct >= 0 ? '+' : ''}${c.pct.toFixed(1)}% | ${c.key} | ${Number(c.bm.toPrecision(4))} | ${Number(c.nm.toPrecision(4))} |`,
+  );
 const tables = new Map();
 for (const c of changes) {
   const table = c.key.split(' | ')[1]?.split(' ')[0] ?? '';
@@ -69,4 +75,6 @@ for (const [table, pcts] of tables) {
   const f = (p) => `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`;
   console.log(`| ${table} | ${pcts.length} | ${gm.toFixed(4)} | ${f(Math.max(...pcts))} | ${f(Math.min(...pcts))} |`);
 }
-console.log(`\n${changes.length} rows; slower by more than 3%: ${changes.filter((c) => c.pct > 3).length}; faster by more than 3%: ${changes.filter((c) => c.pct < -3).length}`);
+console.log(
+  `\n${changes.length} rows; slower by more than 3%: ${changes.filter((c) => c.pct > 3).length}; faster by more than 3%: ${changes.filter((c) => c.pct < -3).length}`,
+);

@@ -17,7 +17,7 @@ import { MAX_EVICTIONS } from './wgsl/cuckoo';
 import { STATS_WORDS, StatsWord, statsKernel } from './wgsl/inspect';
 
 /**
- * The Hive hash table (seed 000): u32 keys and values in 32-slot buckets with a free mask each,
+ * The Hive hash table (Polak, Troendle and Jang, 2025): u32 keys and values in 32-slot buckets with a free mask each,
  * two candidate buckets per key, lock-free claims and update lookups by cooperative groups (WABC,
  * WCME), finds that read a key's 32-byte home sector first, bounded cuckoo eviction under bucket
  * locks, an overflow stash, and linear-hashing resize. The dictionary contract (input checks,

@@ -14,7 +14,7 @@ import type { LinearProbeInsertOptions, LinearProbeOptions, LinearProbeStats } f
 import { statsKernel } from './wgsl/kernels';
 
 /**
- * Open addressing with linear probing (seed 001, "A simple GPU hash table"): u32 or u64 keys,
+ * Open addressing with linear probing ("A Simple GPU Hash Table", Nosferalatu, 2020): u32 or u64 keys,
  * u32 values, power-of-two capacity, murmur3's finaliser as hash, a CAS to claim a slot.
  * Operations on one table run in call order on the device queue; each resolves when its results
  * (or the table's new size) are back on the host. The dictionary contract (input checks, results,

@@ -1,6 +1,6 @@
 import { wgslModule } from '../compose';
 
-// Hive (seed 000, III-C) names two GPU mixers of shifts, xors and adds, BitHash1 and BitHash2,
+// The Hive paper (Polak, Troendle and Jang, 2025; section III-C) names two GPU mixers of shifts, xors and adds, BitHash1 and BitHash2,
 // without giving their code. These are our own designs in that style, both bijections built only
 // from invertible steps (x += x << s, x ^= x >> s, and constant adds/xors), four rounds each.
 // Shift amounts were picked by a search for the lowest avalanche bias; measured on 2^16 random

@@ -3,7 +3,7 @@ import { fmix32, fmix32Module } from './fmix32';
 
 /**
  * Bob Jenkins' 32-bit integer hash (the six-shift version, as published on Thomas Wang's integer
- * hash page), the primary hash of Horton tables (seed 004), and a seeded family of it.
+ * hash page), the primary hash of Horton tables (Breslow et al., USENIX ATC 2016), and a seeded family of it.
  *
  * `hash_jenkins_seeded(key, seed)` is `hash_jenkins(key ^ hash_fmix32(seed))`: seed 0 is the plain
  * function (fmix32(0) = 0), and distinct seeds xor the key with well-spread masks (~16 differing

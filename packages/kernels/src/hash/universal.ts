@@ -5,7 +5,7 @@ import { u64Module } from './u64';
 export const UNIVERSAL_PRIME = 4294967291;
 
 /**
- * The universal hash of SlabHash (seed 003) and Horton (seed 004), h(k) = ((a*k + b) mod p) mod B
+ * The universal hash of SlabHash (Ashkiani et al., IPDPS 2018) and Horton tables (Breslow et al., USENIX ATC 2016), h(k) = ((a*k + b) mod p) mod B
  * with p = 2^32 - 5, computed exactly: a*k + b (< 2^64 for any u32 a, k, b) is built from 16-bit
  * limbs, then reduced with 2^32 ≡ 5 (mod p) until it fits 32 bits, then by one conditional
  * subtraction. Exact for every u32 input; the family is a in [1, p), b in [0, p).

@@ -150,7 +150,7 @@ fn lp_find_atomic(key: u32) -> vec2<u32> {
  * Lookup through the read-only view, which binds the table as `slots_ro: array<vec4<u32>>`: one
  * plain 16-byte load reads an aligned pair of slots (the capacity is even, so a pair never wraps),
  * halving the loads of long probes. Plain loads are served by the cache; atomic loads bypass L1 and
- * cost 2.5x at high load (DESIGN.md fact 8). Only valid in dispatches that do not write the table.
+ * cost 2.5x at high load (measured on an H200). Only valid in dispatches that do not write the table.
  */
 export const findU32Module = wgslModule(
   'linear-probe.find-u32',
