@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, newSiteContext, type PageProblems, readValue } from './support/browser';
 import { buildSite } from './support/build';
@@ -262,21 +262,112 @@ describe('the docs site in Chromium', () => {
       await expect.poll(() => page.getByTestId('bench-empty').textContent()).toContain('No committed results yet');
       expect(await page.getByTestId('bench-empty').textContent()).toContain('pnpm bench');
     } else {
-      // Every result with a throughput appears as a row, with its number.
-      const expected = files.flatMap((f) => {
-        const json = JSON.parse(readFileSync(`${BENCH_RESULTS_DIR}${f}`, 'utf8')) as { results?: { gops?: unknown }[] };
-        return (json.results ?? []).filter((r) => typeof r.gops === 'number').map((r) => r.gops as number);
-      });
-      const shown = await page.getByTestId('bench-gops').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
-      const numeric = (a: number, b: number) => a - b;
-      expect(shown.sort(numeric)).toEqual(expected.sort(numeric));
-      expect(await page.getByTestId('bench-chart').count()).toBeGreaterThan(0);
+      const runs = committedRuns(files);
+      const newest = newestPerDevice(runs);
+      expect(await page.getByTestId('bench-results').getAttribute('data-runs')).toBe(String(runs.length));
+      const devices = page.getByTestId('bench-device');
+      expect(await devices.count()).toBe(newest.size);
+      for (const [device, run] of newest) {
+        const section = page.locator(`[data-testid="bench-device"][data-device="${device}"]`);
+        // By default: the newest run of the device, with its commit, date and driver.
+        expect(await section.getAttribute('data-latest')).toBe(run.file);
+        expect(await section.getByTestId('bench-run').getAttribute('data-file')).toBe(run.file);
+        expect(await section.getByTestId('bench-commit').textContent()).toContain(run.json.git.revision);
+        expect(await section.getByTestId('bench-date').textContent()).toContain(run.json.date);
+        expect(await section.getByTestId('bench-driver').textContent()).toContain(run.json.device.driver);
+        // Every result with a throughput appears as a row, with its number.
+        expect(await shownRates(section)).toEqual(ratesOf(run.json));
+        // Every chart draws the gather roofline, and tells its series apart.
+        const charts = section.getByTestId('bench-chart');
+        expect(await charts.count()).toBeGreaterThan(0);
+        expect(await section.getByTestId('bench-roofline').count()).toBe(await charts.count());
+        for (const chart of await charts.all()) {
+          const styles = await chart
+            .getByTestId('bench-series')
+            .evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-colour')} ${g.getAttribute('data-dash')}`));
+          expect(new Set(styles).size, `series styles of ${await chart.getAttribute('data-operation')}`).toBe(styles.length);
+        }
+      }
+      // Only the newest runs are in the page: every row shown belongs to one of them.
+      expect(await page.getByTestId('bench-row').count()).toBe([...newest.values()].reduce((n, r) => n + ratesOf(r.json).length, 0));
+      await shoot(page, 'benchmarks');
+
+      // An older run, chosen in the selector, is fetched as its own JSON and replaces the newest.
+      const [device, latest] = [...newest][0] as [string, CommittedRun];
+      const older = runs.filter((r) => r.json.device.description === device && r.file !== latest.file).at(-1);
+      if (older) {
+        const section = page.locator(`[data-testid="bench-device"][data-device="${device}"]`);
+        const fetched = page.waitForResponse((r) => r.url().endsWith(`/bench/runs/${older.file}`));
+        await section.getByTestId('bench-run-select').selectOption(older.file);
+        expect((await fetched).status()).toBe(200);
+        await expect.poll(() => section.getByTestId('bench-run').getAttribute('data-file')).toBe(older.file);
+        expect(await section.getByTestId('bench-commit').textContent()).toContain(older.json.git.revision.replace(/-dirty$/, ''));
+        expect(await shownRates(section)).toEqual(ratesOf(older.json));
+        expect(await section.getByTestId('bench-roofline').count()).toBe(await section.getByTestId('bench-chart').count());
+        await shoot(page, 'benchmarks-older-run');
+        // Back to the newest: no fetch needed, it is in the page.
+        await section.getByTestId('bench-run-select').selectOption(latest.file);
+        await expect.poll(() => section.getByTestId('bench-run').getAttribute('data-file')).toBe(latest.file);
+      }
     }
-    await shoot(page, 'benchmarks');
     await context.close();
     expectClean(problems);
   });
+
+  it('keeps the benchmarks page small: older runs are separate files, not in the HTML', () => {
+    const html = statSync(`${SITE_DIR}/benchmarks.html`).size;
+    // 29 runs inlined made 1.8 MB; the newest run of one device is about 100 kB.
+    expect(html, 'bytes of benchmarks.html').toBeLessThan(250_000);
+    const chunks = readdirSync(`${SITE_DIR}/assets`).filter((f) => /^benchmarks\.md\..*\.js$/.test(f));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) expect(statSync(`${SITE_DIR}/assets/${chunk}`).size, chunk).toBeLessThan(100_000);
+    const files = readdirSafe(BENCH_RESULTS_DIR).filter((f) => f.endsWith('.json'));
+    const assets = readdirSafe(`${SITE_DIR}/bench/runs`);
+    expect(assets.sort()).toEqual(
+      committedRuns(files)
+        .map((r) => r.file)
+        .sort(),
+    );
+  });
 });
+
+interface CommittedRun {
+  file: string;
+  json: {
+    date: string;
+    git: { revision: string };
+    device: { description: string; driver: string };
+    results?: { gops?: unknown }[];
+  };
+}
+
+/** The committed result files, read here independently of the site's own reader. */
+function committedRuns(files: string[]): CommittedRun[] {
+  return files.map((file) => ({ file, json: JSON.parse(readFileSync(`${BENCH_RESULTS_DIR}${file}`, 'utf8')) as CommittedRun['json'] }));
+}
+
+function newestPerDevice(runs: CommittedRun[]): Map<string, CommittedRun> {
+  const newest = new Map<string, CommittedRun>();
+  for (const run of runs) {
+    const best = newest.get(run.json.device.description);
+    if (!best || run.json.date > best.json.date) newest.set(run.json.device.description, run);
+  }
+  return newest;
+}
+
+const numeric = (a: number, b: number) => a - b;
+
+function ratesOf(json: CommittedRun['json']): number[] {
+  return (json.results ?? [])
+    .filter((r) => typeof r.gops === 'number')
+    .map((r) => r.gops as number)
+    .sort(numeric);
+}
+
+async function shownRates(section: Locator): Promise<number[]> {
+  const shown = await section.getByTestId('bench-gops').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
+  return shown.sort(numeric);
+}
 
 function readdirSafe(dir: string): string[] {
   try {
