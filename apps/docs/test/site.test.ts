@@ -169,6 +169,85 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('labels each run, locks the form while it runs, says when it compiles shaders, and can cancel', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/playground.html');
+    const playground = page.getByTestId('playground');
+    await expect.poll(() => playground.getAttribute('data-state')).toBe('idle');
+    // Every phase the page shows, recorded as it happens (compiling may last well under a second).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { phases: string[] }).phases = seen;
+      new MutationObserver(() => {
+        const phase = document.querySelector('[data-testid="pg-phase"]')?.getAttribute('data-phase');
+        if (phase && seen.at(-1) !== phase) seen.push(phase);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    const phases = async () => {
+      const seen = await page.evaluate(() => (window as unknown as { phases: string[] }).phases.splice(0));
+      return seen;
+    };
+    const controls = ['pg-table', 'pg-capacity', 'pg-workload', 'pg-size'];
+    const locked = async () => Promise.all(controls.map((id) => page.getByTestId(id).isDisabled()));
+    const choose = async (capacity: number, workload: string, size: number) => {
+      await page.getByTestId('pg-table').selectOption('linear-probe');
+      await page.getByTestId('pg-capacity').selectOption(String(capacity));
+      await page.getByTestId('pg-workload').selectOption(workload);
+      await page.getByTestId('pg-size').fill(String(size));
+    };
+    const label = page.getByTestId('pg-run-label');
+
+    // The first run of a table on this device compiles its pipelines, and says so.
+    await choose(4096, 'insert', 2048);
+    await page.getByTestId('pg-run').click();
+    expect(await locked()).toEqual([true, true, true, true]);
+    expect(await page.getByTestId('pg-run').isDisabled()).toBe(true);
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await phases()).toEqual(['device', 'compiling', 'running']);
+    expect(await locked()).toEqual([false, false, false, false]);
+    expect(await page.getByTestId('pg-cancel').count()).toBe(0);
+    expect(await label.getAttribute('data-table')).toBe('linear-probe');
+    expect(await label.getAttribute('data-capacity')).toBe('4096');
+    expect(await label.getAttribute('data-workload')).toBe('insert');
+    expect(await label.getAttribute('data-size')).toBe('2048');
+    const text = (await label.textContent()) ?? '';
+    for (const part of ['linear-probe', '4,096', 'bulk insert', '2,048', 'keys inserted']) expect(text).toContain(part);
+    expect(await page.getByTestId('pg-compiled').count()).toBe(1);
+
+    // The second run of the same table reuses them; the label follows what ran, not the form.
+    await choose(4096, 'find-hits', 1024);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await phases()).toEqual(['device', 'running']);
+    expect(await page.getByTestId('pg-compiled').count()).toBe(0);
+    expect(await label.getAttribute('data-workload')).toBe('find-hits');
+    await page.getByTestId('pg-capacity').selectOption(String(8192));
+    expect(await label.getAttribute('data-capacity')).toBe('4096');
+    expect(await label.textContent()).toContain('find hits');
+
+    // A large run, cancelled once it is under way: it stops at a batch boundary and the form unlocks.
+    await choose(1 << 22, 'insert', 1 << 21);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => page.getByTestId('pg-phase').getAttribute('data-phase'), { timeout: 30_000 }).toBe('running');
+    expect(await locked()).toEqual([true, true, true, true]);
+    await page.getByTestId('pg-cancel').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('cancelled');
+    expect(await page.getByTestId('pg-cancelled').textContent()).toMatch(/Cancelled after \d+ of 16 batches/);
+    expect(await page.getByTestId('pg-error').count()).toBe(0);
+    expect(await locked()).toEqual([false, false, false, false]);
+    expect(await label.getAttribute('data-capacity')).toBe(String(1 << 22));
+    await shoot(page, 'playground-cancelled');
+
+    // And the playground runs again after a cancel.
+    await choose(4096, 'insert', 2048);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live example embedded in the linear-probe guide', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
