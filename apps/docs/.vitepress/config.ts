@@ -64,7 +64,9 @@ export default defineConfig({
       { text: 'API', link: '/api/' },
       { text: 'Benchmarks', link: '/benchmarks' },
       { text: 'Playground', link: '/playground' },
+      { text: 'npm (not yet published)', link: 'https://www.npmjs.com/org/gpuhash' },
     ],
+    socialLinks: [{ icon: 'github', link: 'https://github.com/gpuhash/gpuhash', ariaLabel: 'gpuhash on GitHub' }],
     sidebar: [
       {
         text: 'Introduction',
@@ -86,7 +88,10 @@ export default defineConfig({
     // Local search: the index is built into the site, nothing is fetched from a search service.
     search: { provider: 'local' },
     outline: { level: [2, 3] },
-    footer: { message: 'MIT licensed. Designs from published papers, explained and implemented in our own words and code.' },
+    footer: {
+      message:
+        'MIT licensed. Designs from published papers, explained and implemented in our own words and code. <a href="https://github.com/gpuhash/gpuhash">Source on GitHub</a> · <a href="https://www.npmjs.com/org/gpuhash">npm: @gpuhash (not yet published)</a>',
+    },
   },
   vite: {
     // The packages are bundled from their TypeScript sources, so the site never shows a stale dist.

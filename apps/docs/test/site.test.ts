@@ -79,6 +79,28 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('claims only what was measured on the home page, and links the repository and npm', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/');
+    const text = (await page.locator('.VPContent').textContent()) ?? '';
+    // What has run is named as such; vendors not yet run are "expected", never listed as working.
+    expect(text).toMatch(/NVIDIA H100 and H200/);
+    expect(text).toMatch(/SwiftShader/);
+    expect(text).toMatch(/AMD, Intel and Apple GPUs are expected to work/);
+    expect(text).not.toMatch(/on NVIDIA, AMD, Intel and Apple GPUs/);
+    for (const sentence of text.split(/(?<=[.:])\s/)) {
+      if (/\b(AMD|Intel|Apple)\b/.test(sentence)) expect(sentence, sentence).toMatch(/expected|not (been )?run yet/);
+    }
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => [(a as HTMLAnchorElement).href, a.textContent ?? '']));
+    expect(hrefs.some(([href]) => href === 'https://github.com/gpuhash/gpuhash')).toBe(true);
+    const npm = hrefs.filter(([href]) => href === 'https://www.npmjs.com/org/gpuhash');
+    expect(npm.length).toBeGreaterThan(0);
+    for (const [, label] of npm) expect(label).toContain('not yet published');
+    await context.close();
+    expectClean(problems);
+  });
+
   it('links every page of the sidebar to a page that exists', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
