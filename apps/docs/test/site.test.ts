@@ -101,6 +101,24 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('shows examples in the API reference for the main entry points', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    const expectations: [string, string[]][] = [
+      ['/api/core.html', ['requestGpu()', 'table.insert(', 'table.find(', 'table.erase(', 'Op.insert']],
+      ['/api/linear-probe.html', ['LinearProbeTable.create(gpu']],
+      ['/api/hive.html', ['HiveTable.create(gpu']],
+    ];
+    for (const [path, snippets] of expectations) {
+      await open(page, path);
+      expect(await page.locator('h4, h5, h6', { hasText: /Example/ }).count(), path).toBeGreaterThan(0);
+      const code = (await page.locator('div[class*="language-"] pre').allTextContents()).join('\n');
+      for (const snippet of snippets) expect(code, `${path}: ${snippet}`).toContain(snippet);
+    }
+    await context.close();
+    expectClean(problems);
+  });
+
   it('links every page of the sidebar to a page that exists', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
