@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, newSiteContext, type PageProblems, readValue } from './support/browser';
 import { buildSite } from './support/build';
@@ -75,6 +75,46 @@ describe('the docs site in Chromium', () => {
     await shoot(page, 'home');
     await open(page, '/api/linear-probe.html');
     await shoot(page, 'api-linear-probe', false); // the reference is long: its first screen
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('claims only what was measured on the home page, and links the repository and npm', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/');
+    const text = (await page.locator('.VPContent').textContent()) ?? '';
+    // What has run is named as such; vendors not yet run are "expected", never listed as working.
+    expect(text).toMatch(/NVIDIA H100 and H200/);
+    expect(text).toMatch(/SwiftShader/);
+    expect(text).toMatch(/AMD, Intel and Apple GPUs are expected to work/);
+    expect(text).not.toMatch(/on NVIDIA, AMD, Intel and Apple GPUs/);
+    for (const sentence of text.split(/(?<=[.:])\s/)) {
+      if (/\b(AMD|Intel|Apple)\b/.test(sentence)) expect(sentence, sentence).toMatch(/expected|not (been )?run yet/);
+    }
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => [(a as HTMLAnchorElement).href, a.textContent ?? '']));
+    expect(hrefs.some(([href]) => href === 'https://github.com/gpuhash/gpuhash')).toBe(true);
+    const npm = hrefs.filter(([href]) => href === 'https://www.npmjs.com/org/gpuhash');
+    expect(npm.length).toBeGreaterThan(0);
+    for (const [, label] of npm) expect(label).toContain('not yet published');
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('shows examples in the API reference for the main entry points', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    const expectations: [string, string[]][] = [
+      ['/api/core.html', ['requestGpu()', 'table.insert(', 'table.find(', 'table.erase(', 'Op.insert']],
+      ['/api/linear-probe.html', ['LinearProbeTable.create(gpu']],
+      ['/api/hive.html', ['HiveTable.create(gpu']],
+    ];
+    for (const [path, snippets] of expectations) {
+      await open(page, path);
+      expect(await page.locator('h4, h5, h6', { hasText: /Example/ }).count(), path).toBeGreaterThan(0);
+      const code = (await page.locator('div[class*="language-"] pre').allTextContents()).join('\n');
+      for (const snippet of snippets) expect(code, `${path}: ${snippet}`).toContain(snippet);
+    }
     await context.close();
     expectClean(problems);
   });
@@ -165,6 +205,85 @@ describe('the docs site in Chromium', () => {
     expect(await run('mixed', 'hive')).toMatchObject({ ...hive, size: live, found: 16 * finds, expectedFound: 16 * finds });
     await shoot(page, 'playground-hive-mixed');
 
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('labels each run, locks the form while it runs, says when it compiles shaders, and can cancel', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/playground.html');
+    const playground = page.getByTestId('playground');
+    await expect.poll(() => playground.getAttribute('data-state')).toBe('idle');
+    // Every phase the page shows, recorded as it happens (compiling may last well under a second).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { phases: string[] }).phases = seen;
+      new MutationObserver(() => {
+        const phase = document.querySelector('[data-testid="pg-phase"]')?.getAttribute('data-phase');
+        if (phase && seen.at(-1) !== phase) seen.push(phase);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    const phases = async () => {
+      const seen = await page.evaluate(() => (window as unknown as { phases: string[] }).phases.splice(0));
+      return seen;
+    };
+    const controls = ['pg-table', 'pg-capacity', 'pg-workload', 'pg-size'];
+    const locked = async () => Promise.all(controls.map((id) => page.getByTestId(id).isDisabled()));
+    const choose = async (capacity: number, workload: string, size: number) => {
+      await page.getByTestId('pg-table').selectOption('linear-probe');
+      await page.getByTestId('pg-capacity').selectOption(String(capacity));
+      await page.getByTestId('pg-workload').selectOption(workload);
+      await page.getByTestId('pg-size').fill(String(size));
+    };
+    const label = page.getByTestId('pg-run-label');
+
+    // The first run of a table on this device compiles its pipelines, and says so.
+    await choose(4096, 'insert', 2048);
+    await page.getByTestId('pg-run').click();
+    expect(await locked()).toEqual([true, true, true, true]);
+    expect(await page.getByTestId('pg-run').isDisabled()).toBe(true);
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await phases()).toEqual(['device', 'compiling', 'running']);
+    expect(await locked()).toEqual([false, false, false, false]);
+    expect(await page.getByTestId('pg-cancel').count()).toBe(0);
+    expect(await label.getAttribute('data-table')).toBe('linear-probe');
+    expect(await label.getAttribute('data-capacity')).toBe('4096');
+    expect(await label.getAttribute('data-workload')).toBe('insert');
+    expect(await label.getAttribute('data-size')).toBe('2048');
+    const text = (await label.textContent()) ?? '';
+    for (const part of ['linear-probe', '4,096', 'bulk insert', '2,048', 'keys inserted']) expect(text).toContain(part);
+    expect(await page.getByTestId('pg-compiled').count()).toBe(1);
+
+    // The second run of the same table reuses them; the label follows what ran, not the form.
+    await choose(4096, 'find-hits', 1024);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await phases()).toEqual(['device', 'running']);
+    expect(await page.getByTestId('pg-compiled').count()).toBe(0);
+    expect(await label.getAttribute('data-workload')).toBe('find-hits');
+    await page.getByTestId('pg-capacity').selectOption(String(8192));
+    expect(await label.getAttribute('data-capacity')).toBe('4096');
+    expect(await label.textContent()).toContain('find hits');
+
+    // A large run, cancelled once it is under way: it stops at a batch boundary and the form unlocks.
+    await choose(1 << 22, 'insert', 1 << 21);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => page.getByTestId('pg-phase').getAttribute('data-phase'), { timeout: 30_000 }).toBe('running');
+    expect(await locked()).toEqual([true, true, true, true]);
+    await page.getByTestId('pg-cancel').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('cancelled');
+    expect(await page.getByTestId('pg-cancelled').textContent()).toMatch(/Cancelled after \d+ of 16 batches/);
+    expect(await page.getByTestId('pg-error').count()).toBe(0);
+    expect(await locked()).toEqual([false, false, false, false]);
+    expect(await label.getAttribute('data-capacity')).toBe(String(1 << 22));
+    await shoot(page, 'playground-cancelled');
+
+    // And the playground runs again after a cancel.
+    await choose(4096, 'insert', 2048);
+    await page.getByTestId('pg-run').click();
+    await expect.poll(() => playground.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
     await context.close();
     expectClean(problems);
   });
@@ -262,21 +381,112 @@ describe('the docs site in Chromium', () => {
       await expect.poll(() => page.getByTestId('bench-empty').textContent()).toContain('No committed results yet');
       expect(await page.getByTestId('bench-empty').textContent()).toContain('pnpm bench');
     } else {
-      // Every result with a throughput appears as a row, with its number.
-      const expected = files.flatMap((f) => {
-        const json = JSON.parse(readFileSync(`${BENCH_RESULTS_DIR}${f}`, 'utf8')) as { results?: { gops?: unknown }[] };
-        return (json.results ?? []).filter((r) => typeof r.gops === 'number').map((r) => r.gops as number);
-      });
-      const shown = await page.getByTestId('bench-gops').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
-      const numeric = (a: number, b: number) => a - b;
-      expect(shown.sort(numeric)).toEqual(expected.sort(numeric));
-      expect(await page.getByTestId('bench-chart').count()).toBeGreaterThan(0);
+      const runs = committedRuns(files);
+      const newest = newestPerDevice(runs);
+      expect(await page.getByTestId('bench-results').getAttribute('data-runs')).toBe(String(runs.length));
+      const devices = page.getByTestId('bench-device');
+      expect(await devices.count()).toBe(newest.size);
+      for (const [device, run] of newest) {
+        const section = page.locator(`[data-testid="bench-device"][data-device="${device}"]`);
+        // By default: the newest run of the device, with its commit, date and driver.
+        expect(await section.getAttribute('data-latest')).toBe(run.file);
+        expect(await section.getByTestId('bench-run').getAttribute('data-file')).toBe(run.file);
+        expect(await section.getByTestId('bench-commit').textContent()).toContain(run.json.git.revision);
+        expect(await section.getByTestId('bench-date').textContent()).toContain(run.json.date);
+        expect(await section.getByTestId('bench-driver').textContent()).toContain(run.json.device.driver);
+        // Every result with a throughput appears as a row, with its number.
+        expect(await shownRates(section)).toEqual(ratesOf(run.json));
+        // Every chart draws the gather roofline, and tells its series apart.
+        const charts = section.getByTestId('bench-chart');
+        expect(await charts.count()).toBeGreaterThan(0);
+        expect(await section.getByTestId('bench-roofline').count()).toBe(await charts.count());
+        for (const chart of await charts.all()) {
+          const styles = await chart
+            .getByTestId('bench-series')
+            .evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-colour')} ${g.getAttribute('data-dash')}`));
+          expect(new Set(styles).size, `series styles of ${await chart.getAttribute('data-operation')}`).toBe(styles.length);
+        }
+      }
+      // Only the newest runs are in the page: every row shown belongs to one of them.
+      expect(await page.getByTestId('bench-row').count()).toBe([...newest.values()].reduce((n, r) => n + ratesOf(r.json).length, 0));
+      await shoot(page, 'benchmarks');
+
+      // An older run, chosen in the selector, is fetched as its own JSON and replaces the newest.
+      const [device, latest] = [...newest][0] as [string, CommittedRun];
+      const older = runs.filter((r) => r.json.device.description === device && r.file !== latest.file).at(-1);
+      if (older) {
+        const section = page.locator(`[data-testid="bench-device"][data-device="${device}"]`);
+        const fetched = page.waitForResponse((r) => r.url().endsWith(`/bench/runs/${older.file}`));
+        await section.getByTestId('bench-run-select').selectOption(older.file);
+        expect((await fetched).status()).toBe(200);
+        await expect.poll(() => section.getByTestId('bench-run').getAttribute('data-file')).toBe(older.file);
+        expect(await section.getByTestId('bench-commit').textContent()).toContain(older.json.git.revision.replace(/-dirty$/, ''));
+        expect(await shownRates(section)).toEqual(ratesOf(older.json));
+        expect(await section.getByTestId('bench-roofline').count()).toBe(await section.getByTestId('bench-chart').count());
+        await shoot(page, 'benchmarks-older-run');
+        // Back to the newest: no fetch needed, it is in the page.
+        await section.getByTestId('bench-run-select').selectOption(latest.file);
+        await expect.poll(() => section.getByTestId('bench-run').getAttribute('data-file')).toBe(latest.file);
+      }
     }
-    await shoot(page, 'benchmarks');
     await context.close();
     expectClean(problems);
   });
+
+  it('keeps the benchmarks page small: older runs are separate files, not in the HTML', () => {
+    const html = statSync(`${SITE_DIR}/benchmarks.html`).size;
+    // 29 runs inlined made 1.8 MB; the newest run of one device is about 100 kB.
+    expect(html, 'bytes of benchmarks.html').toBeLessThan(250_000);
+    const chunks = readdirSync(`${SITE_DIR}/assets`).filter((f) => /^benchmarks\.md\..*\.js$/.test(f));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) expect(statSync(`${SITE_DIR}/assets/${chunk}`).size, chunk).toBeLessThan(100_000);
+    const files = readdirSafe(BENCH_RESULTS_DIR).filter((f) => f.endsWith('.json'));
+    const assets = readdirSafe(`${SITE_DIR}/bench/runs`);
+    expect(assets.sort()).toEqual(
+      committedRuns(files)
+        .map((r) => r.file)
+        .sort(),
+    );
+  });
 });
+
+interface CommittedRun {
+  file: string;
+  json: {
+    date: string;
+    git: { revision: string };
+    device: { description: string; driver: string };
+    results?: { gops?: unknown }[];
+  };
+}
+
+/** The committed result files, read here independently of the site's own reader. */
+function committedRuns(files: string[]): CommittedRun[] {
+  return files.map((file) => ({ file, json: JSON.parse(readFileSync(`${BENCH_RESULTS_DIR}${file}`, 'utf8')) as CommittedRun['json'] }));
+}
+
+function newestPerDevice(runs: CommittedRun[]): Map<string, CommittedRun> {
+  const newest = new Map<string, CommittedRun>();
+  for (const run of runs) {
+    const best = newest.get(run.json.device.description);
+    if (!best || run.json.date > best.json.date) newest.set(run.json.device.description, run);
+  }
+  return newest;
+}
+
+const numeric = (a: number, b: number) => a - b;
+
+function ratesOf(json: CommittedRun['json']): number[] {
+  return (json.results ?? [])
+    .filter((r) => typeof r.gops === 'number')
+    .map((r) => r.gops as number)
+    .sort(numeric);
+}
+
+async function shownRates(section: Locator): Promise<number[]> {
+  const shown = await section.getByTestId('bench-gops').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
+  return shown.sort(numeric);
+}
 
 function readdirSafe(dir: string): string[] {
   try {

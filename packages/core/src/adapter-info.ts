@@ -1,6 +1,7 @@
 /** Reading what an adapter says about itself, the same way for Dawn and browsers. */
 type InfoWithExtras = GPUAdapterInfo & { isFallbackAdapter?: boolean; subgroupMinSize?: number; subgroupMaxSize?: number };
 
+/** Whether the adapter is a software renderer (SwiftShader, llvmpipe, WARP, or a fallback adapter). */
 export function isSoftwareInfo(info: GPUAdapterInfo | undefined): boolean {
   if (!info) return false;
   if ((info as InfoWithExtras).isFallbackAdapter) return true;
@@ -15,6 +16,7 @@ export function subgroupSizes(info: GPUAdapterInfo | undefined, limits?: unknown
   return { min: i?.subgroupMinSize ?? l?.minSubgroupSize ?? 0, max: i?.subgroupMaxSize ?? l?.maxSubgroupSize ?? 0 };
 }
 
+/** One line naming an adapter (vendor / architecture / device / description), or 'unknown adapter'. */
 export function describeInfo(info: GPUAdapterInfo | undefined): string {
   if (!info) return 'unknown adapter';
   return [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' / ') || 'unknown adapter';

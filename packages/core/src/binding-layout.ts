@@ -11,6 +11,7 @@ export interface UniformBindingSpec {
   readonly kind: 'uniform';
 }
 
+/** Access of a storage binding, as WGSL spells it. */
 export type StorageAccess = 'read' | 'read_write';
 
 /** `var<storage, access> name: array<element>` */
@@ -21,7 +22,9 @@ export interface StorageBindingSpec {
   readonly element: string;
 }
 
+/** One binding of a kernel: the params uniform, or a storage array with its access and element type. */
 export type BindingSpec = UniformBindingSpec | StorageBindingSpec;
+/** A kernel's bindings by name, in binding order (`@binding(0)` first). */
 export type BindingsLayout = Readonly<Record<string, BindingSpec>>;
 
 /** The params uniform binding. */

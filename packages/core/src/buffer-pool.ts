@@ -12,6 +12,11 @@ function sizeClass(bytes: number): number {
   return c;
 }
 
+/**
+ * Reuses GPU buffers by usage and power-of-two size, so repeated batches do not allocate a buffer
+ * per call. A released buffer becomes reusable after the next submit, so work already encoded
+with it is never overwritten.
+ */
 export class BufferPool {
   private readonly free = new Map<string, GPUBuffer[]>();
   private pending: Array<{ key: string; buffer: GPUBuffer }> = [];

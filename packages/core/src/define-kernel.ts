@@ -85,6 +85,12 @@ export interface KernelFamily<B extends BindingsLayout, P extends ParamsLayout, 
   readonly built: number;
 }
 
+/**
+ * Declares a family of kernels from one spec: named bindings, a params uniform and the variant
+ * object that specialises the WGSL. Each variant is checked, compiled once per device, and cached.
+ * The family binds buffers by name and writes params by field, so no binding index or uniform
+ * offset is written by hand.
+ */
 export function defineKernel<const B extends BindingsLayout, const P extends ParamsLayout = {}, V extends object = {}>(
   spec: KernelSpec<B, P, V>,
 ): KernelFamily<B, P, V> {

@@ -3,14 +3,18 @@ import { DestroyedError, InvalidArgumentError } from './errors';
 /** Element types a device array can hold; each element is 4 bytes. */
 export type ElementType = 'u32' | 'i32' | 'f32';
 
+/** The typed array that holds a device array's elements on the host: `Uint32Array` for `u32`, and so on. */
 export type HostArrayOf<T extends ElementType> = T extends 'u32' ? Uint32Array : T extends 'i32' ? Int32Array : Float32Array;
 
+/** Bytes per element of every device array type. */
 export const ELEMENT_BYTES = 4;
 
+/** The typed array constructor for an element type. */
 export function hostArrayType(type: ElementType): Uint32ArrayConstructor | Int32ArrayConstructor | Float32ArrayConstructor {
   return type === 'u32' ? Uint32Array : type === 'i32' ? Int32Array : Float32Array;
 }
 
+/** The element type of a typed array (`Uint32Array` is `u32`, `Int32Array` is `i32`, `Float32Array` is `f32`). */
 export function elementTypeOf(data: Uint32Array | Int32Array | Float32Array): ElementType {
   if (data instanceof Uint32Array) return 'u32';
   if (data instanceof Int32Array) return 'i32';

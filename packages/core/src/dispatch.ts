@@ -12,6 +12,10 @@ export interface Grid {
   threads: number;
 }
 
+/**
+ * The workgroup grid for `invocations` invocations: folded into x and y within the device's
+ * per-dimension limit, kernels grid-striding over any remainder.
+ */
 export function dispatchGrid(
   invocations: number,
   workgroupSize: number,

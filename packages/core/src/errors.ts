@@ -17,6 +17,10 @@ export type GpuhashErrorCode =
   | 'CAPACITY'
   | 'INTERNAL';
 
+/**
+ * The base class of every error gpuhash throws. `code` says which kind it is, so callers can
+ * branch on it without `instanceof` checks across package copies.
+ */
 export class GpuhashError extends Error {
   readonly code: GpuhashErrorCode;
   constructor(code: GpuhashErrorCode, message: string, options?: { cause?: unknown }) {

@@ -16,6 +16,7 @@ import { PipelineCache } from './pipeline-cache';
 import { GpuTimer } from './timing';
 import { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
 
+/** Whether the device has subgroups, and the range of subgroup sizes its adapter reports. */
 export interface SubgroupInfo {
   /** Whether the device was created with the `subgroups` feature. */
   supported: boolean;
@@ -24,6 +25,7 @@ export interface SubgroupInfo {
   maxSize: number;
 }
 
+/** What a `Gpu` is built from: a device and what is known of its adapter (`requestGpu` fills it in). */
 export interface GpuInit {
   device: GPUDevice;
   adapterInfo: GPUAdapterInfo | undefined;

@@ -15,8 +15,10 @@ export interface Kernel {
   readonly workgroupSize: number;
 }
 
+/** A buffer bound to a kernel: the whole buffer, or a range of it (offset and size in bytes). */
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
+/** One dispatch of a kernel: its bindings (in binding order), how many invocations (or an indirect grid), and a label. */
 export interface DispatchOptions {
   bindings: readonly Binding[];
   /** Invocations wanted; the grid is folded into two dimensions and kernels grid-stride over the rest. */

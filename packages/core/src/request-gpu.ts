@@ -3,6 +3,7 @@ import { INSTALL_ADVICE, requestNodeAdapter } from './adapter-node';
 import { GpuUnavailableError } from './errors';
 import { Gpu } from './gpu';
 
+/** Options of `requestGpu`: which adapter to prefer, whether a software adapter will do, and features and limits. */
 export interface RequestGpuOptions {
   /** Default 'high-performance'. */
   powerPreference?: GPUPowerPreference;
@@ -62,6 +63,21 @@ function isNode(): boolean {
  * Acquires a WebGPU device: `navigator.gpu` in browsers, Dawn (the `webgpu` package) in Node,
  * with a SwiftShader fallback on CPU-only Linux. The device is created with the adapter's largest
  * buffer and binding limits and the optional features it supports.
+ *
+ * @example
+ * ```ts
+ * import { requestGpu } from '@gpuhash/core';
+ *
+ * const gpu = await requestGpu(); // throws GpuUnavailableError when there is no adapter
+ * console.log(gpu.describe(), gpu.isSoftware);
+ * // ... create tables on it ...
+ * gpu.destroy();
+ * ```
+ *
+ * @example Hardware only: refuse SwiftShader
+ * ```ts
+ * const gpu = await requestGpu({ allowSoftware: false, powerPreference: 'high-performance' });
+ * ```
  */
 export async function requestGpu(options: RequestGpuOptions = {}): Promise<Gpu> {
   const allowSoftware = options.allowSoftware ?? true;

@@ -2,11 +2,13 @@ import { InvalidArgumentError } from './errors';
 import type { Gpu } from './gpu';
 import { BufferUsage, MapMode } from './usage';
 
+/** GPU time of one labelled compute pass, in milliseconds, from timestamp queries. */
 export interface PassTime {
   label: string;
   ms: number;
 }
 
+/** GPU times of the passes of one timed submission, and their total (wall-clock without timestamp queries). */
 export interface TimingResult {
   /** Per-pass GPU times; empty when the device has no timestamp queries. */
   passes: PassTime[];

@@ -20,6 +20,7 @@ export type ParamValues<P extends ParamsLayout> = { [K in keyof P as HasDefault<
   [K in keyof P as HasDefault<P[K]> extends true ? K : never]?: number;
 };
 
+/** One field of a kernel's params uniform: its name, WGSL type, byte offset and default. */
 export interface ParamSlot {
   readonly name: string;
   readonly type: ParamType;

@@ -15,6 +15,7 @@ export const BufferUsage = {
   QUERY_RESOLVE: 0x0200,
 } as const;
 
+/** `GPUMapMode` flags as plain numbers, usable in Node before a device exists. */
 export const MapMode = { READ: 0x0001, WRITE: 0x0002 } as const;
 
 /** Usage of a general-purpose storage buffer: read and written by kernels, copied in and out. */

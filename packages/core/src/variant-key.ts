@@ -6,6 +6,7 @@ import { InvalidArgumentError } from './errors';
  * the same variant written in any key order names one pipeline, and no key is written by hand.
  */
 export type VariantValue = string | number | boolean | undefined | readonly VariantValue[] | { readonly [key: string]: VariantValue };
+/** A kernel variant: the plain object of `VariantValue` fields that specialises one pipeline. */
 export type Variant = { readonly [key: string]: VariantValue };
 
 function isPlainObject(value: object): boolean {

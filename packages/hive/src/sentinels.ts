@@ -4,11 +4,13 @@
  * is a user key. The README's slot-state table says when each appears.
  */
 export const EMPTY_KEY = 0xffffffff;
+/** The key word of a retired slot (erased, or abandoned inside a mixed batch); not a user key. */
 export const TOMBSTONE_KEY = 0xfffffffe;
 
 /** Every u32 a user key may not take. */
 export const RESERVED_KEYS: readonly number[] = [TOMBSTONE_KEY, EMPTY_KEY];
 
+/** Whether a u32 is one of the slot states (`RESERVED_KEYS`), which a user key may not take. */
 export function isReservedKey(key: number): boolean {
   return key >>> 0 >= TOMBSTONE_KEY;
 }

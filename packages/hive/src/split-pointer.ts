@@ -66,6 +66,7 @@ export interface SplitPointer {
   readonly split: number;
 }
 
+/** Buckets in use under a split pointer: the round's base count plus the buckets split so far. */
 export function bucketCount(p: SplitPointer): number {
   return p.n0 + p.split;
 }

@@ -45,7 +45,26 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
     super(gpu, engine, 'HiveTable');
   }
 
-  /** Creates an empty table of at least `options.capacity` slots (whole 32-slot buckets). */
+  /**
+   * Creates an empty table of at least `options.capacity` slots (whole 32-slot buckets).
+   *
+   * @example
+   * ```ts
+   * import { Op, requestGpu } from '@gpuhash/core';
+   * import { HiveTable } from '@gpuhash/hive';
+   *
+   * const gpu = await requestGpu();
+   * const table = await HiveTable.create(gpu, { capacity: 1 << 20 }); // grows and shrinks by itself
+   * await table.insert(new Uint32Array([17, 42]), new Uint32Array([1, 2]));
+   * // A mixed batch: inserts, finds and erases run concurrently in one dispatch.
+   * const { status } = await table.apply({
+   *   ops: new Uint8Array([Op.insert, Op.find, Op.erase]),
+   *   keys: new Uint32Array([7, 42, 17]),
+   *   values: new Uint32Array([70, 0, 0]),
+   * });
+   * table.destroy();
+   * ```
+   */
   static async create(gpu: Gpu, options: HiveOptions): Promise<HiveTable> {
     const where = 'HiveTable.create';
     const d = HiveTable.defaults;

@@ -62,6 +62,11 @@ export type ConstantValue = number | boolean | { type: 'u32' | 'i32' | 'f32'; va
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * A WGSL `const` declaration for a name and value: `bool` for booleans, `u32` for non-negative
+ * numbers and `i32` for negative ones, or the type a `{ type, value }` names. Throws when the name
+ * is not an identifier or the value does not fit its type.
+ */
 export function constantDeclaration(name: string, value: ConstantValue): string {
   if (!IDENTIFIER.test(name)) throw new Error(`WGSL constant name '${name}' is not an identifier`);
   if (typeof value === 'boolean') return `const ${name}: bool = ${value};`;
@@ -80,6 +85,7 @@ export function constantDeclaration(name: string, value: ConstantValue): string 
   }
 }
 
+/** Options of `composeWgsl`: the modules the main code uses, and constants to declare before it. */
 export interface ComposeOptions {
   /** Modules the main code calls into (their own requirements are followed). */
   modules?: readonly WgslModule[];

@@ -36,7 +36,27 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     ]);
   }
 
-  /** Creates an empty table of at least `options.capacity` slots. */
+  /**
+   * Creates an empty table of at least `options.capacity` slots.
+   *
+   * @example
+   * ```ts
+   * import { requestGpu } from '@gpuhash/core';
+   * import { LinearProbeTable } from '@gpuhash/linear-probe';
+   *
+   * const gpu = await requestGpu();
+   * const table = await LinearProbeTable.create(gpu, { capacity: 1 << 20 });
+   * await table.insert(new Uint32Array([17, 42]), new Uint32Array([1, 2]));
+   * const { values, found } = await table.find(new Uint32Array([42, 5])); // [2, 0], [1, 0]
+   * table.destroy();
+   * ```
+   *
+   * @example 64-bit keys (as `BigUint64Array`), growth off: a fixed size that never rehashes
+   * ```ts
+   * const wide = await LinearProbeTable.create(gpu, { capacity: 1 << 16, keyType: 'u64', growth: false });
+   * await wide.insert(new BigUint64Array([1n << 40n]), new Uint32Array([7]));
+   * ```
+   */
   static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const where = 'LinearProbeTable.create';
     const d = LinearProbeTable.defaults;

@@ -47,5 +47,9 @@ export interface LinearProbeStats extends DictionaryStats {
   rehashes: number;
 }
 
-/** @deprecated the name before 0.2; use LinearProbeStats. */
+/**
+ * The statistics of a linear-probe table (`stats()`).
+ *
+ * @deprecated the name before 0.2; use LinearProbeStats.
+ */
 export type TableStats = LinearProbeStats;

@@ -1,14 +1,17 @@
 /**
- * apps/bench's result files, read tolerantly: the schema may gain fields, and a page that cannot
- * read one file still shows the others (and says which file it skipped and why).
+ * apps/bench's result files (the `BenchReport` of apps/bench/src/results.ts, schema version 1),
+ * read tolerantly: the schema may gain fields, and a page that cannot read one file still shows
+ * the others (and says which file it skipped and why).
  */
 
 export interface BenchRow {
   table: string;
   workload: string;
   operation: string;
-  /** Target load factor, or null for workloads without one (mixed, ingestion). */
+  /** Load factor the operation ran at (incremental: the start of its bin), or null if none. */
   load: number | null;
+  /** Incremental bins only: the end of the load bin. */
+  loadTo: number | null;
   /** Billions of operations per second. */
   gops: number;
   /** gops as a share of the device's random-gather rate (the memory roofline), if measured. */
@@ -19,7 +22,10 @@ export interface BenchRow {
 export interface BenchRun {
   file: string;
   date: string;
+  /** The commit measured (`git.revision`), with `-dirty` when the tree had local changes. */
   git: string;
+  /** The adapter's driver (on Dawn, the driver's name and version), or '' if not recorded. */
+  driver: string;
   suite: string;
   capacity: number | null;
   /** The device's description first, then its other recorded properties (driver, backend...). */
@@ -53,9 +59,20 @@ function device(value: unknown): BenchRun['device'] {
   return { description: str(value.description, 'unknown device'), details };
 }
 
+/** Billions of random 4-byte gathers per second: `roofline.gather4.opsPerSecond` in schema 1. */
 function roofline(value: unknown): number | null {
-  if (isObject(value)) return num(value.gops) ?? num(value.randomGatherGops) ?? num(value.gatherGops);
+  if (isObject(value)) {
+    const perSecond = isObject(value.gather4) ? num(value.gather4.opsPerSecond) : null;
+    if (perSecond !== null) return perSecond / 1e9;
+    return num(value.gops) ?? num(value.randomGatherGops) ?? num(value.gatherGops);
+  }
   return num(value);
+}
+
+function revision(value: unknown): string {
+  if (!isObject(value)) return str(value);
+  const rev = str(value.revision) || str(value.commit) || str(value.sha) || str(value.describe);
+  return value.dirty === true && !rev.endsWith('-dirty') ? `${rev}-dirty` : rev;
 }
 
 function row(value: unknown): BenchRow | null {
@@ -68,6 +85,7 @@ function row(value: unknown): BenchRow | null {
     workload: str(value.workload, operation),
     operation,
     load: num(value.load),
+    loadTo: num(value.loadTo),
     gops,
     shareOfGather: num(value.shareOfGather),
     ok: value.ok !== false,
@@ -79,11 +97,11 @@ export function normalizeRun(file: string, json: unknown): BenchRun | { file: st
   if (!isObject(json)) return { file, reason: 'not a JSON object' };
   if (!Array.isArray(json.results)) return { file, reason: 'no results array' };
   const rows = json.results.map(row).filter((r): r is BenchRow => r !== null);
-  const git = isObject(json.git) ? str(json.git.commit) || str(json.git.sha) || str(json.git.describe) : str(json.git);
   return {
     file,
     date: str(json.date),
-    git,
+    git: revision(json.git),
+    driver: isObject(json.device) ? str(json.device.driver) : '',
     suite: str(json.suite),
     capacity: num(json.capacity),
     device: device(json.device),
@@ -107,6 +125,54 @@ export function collectRuns(files: { file: string; json?: unknown; error?: strin
   }
   runs.sort((a, b) => b.date.localeCompare(a.date) || a.file.localeCompare(b.file));
   return { runs, skipped };
+}
+
+/** What the run selector lists of a run: enough to pick it, not its numbers. */
+export interface RunSummary {
+  file: string;
+  date: string;
+  git: string;
+  driver: string;
+  suite: string;
+  rows: number;
+}
+
+/** One device's runs: the newest in full (shown by default), every run (newest first) as a summary. */
+export interface DeviceRuns {
+  device: string;
+  latest: BenchRun;
+  runs: RunSummary[];
+}
+
+/** What the benchmarks page ships in its HTML: the newest run per device; older runs are fetched on demand. */
+export interface BenchPage {
+  devices: DeviceRuns[];
+  skipped: BenchData['skipped'];
+  /** Runs in all, on every device. */
+  total: number;
+}
+
+export function summarize(run: BenchRun): RunSummary {
+  return { file: run.file, date: run.date, git: run.git, driver: run.driver, suite: run.suite, rows: run.rows.length };
+}
+
+/** Groups runs (newest first, as collectRuns orders them) by device description, devices in order of their newest run. */
+export function byDevice(data: BenchData): BenchPage {
+  const devices = new Map<string, DeviceRuns>();
+  for (const run of data.runs) {
+    const entry = devices.get(run.device.description);
+    if (entry) entry.runs.push(summarize(run));
+    else devices.set(run.device.description, { device: run.device.description, latest: run, runs: [summarize(run)] });
+  }
+  return { devices: [...devices.values()], skipped: data.skipped, total: data.runs.length };
+}
+
+/**
+ * Where a run's JSON lives in the built site (below the base): the page fetches it when the run is
+ * selected. File names are the results directory's, so they are unique.
+ */
+export function runAssetPath(file: string): string {
+  return `/bench/runs/${file.replace(/[^\w.-]/g, '_')}`;
 }
 
 export interface Series {

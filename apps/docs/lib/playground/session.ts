@@ -26,6 +26,11 @@ export function sharedGpu(): Promise<Gpu> {
 
 const warmed = new WeakMap<Gpu, Set<string>>();
 
+/** Whether this table's pipelines are already compiled on this device (a run of it has warmed up). */
+export function isWarm(gpu: Gpu, tableId: string): boolean {
+  return warmed.get(gpu)?.has(tableId) ?? false;
+}
+
 /** Runs every operation once on a small table so that shader compilation is not timed. */
 async function warmUp(gpu: Gpu, choice: TableChoice): Promise<void> {
   const done = warmed.get(gpu) ?? new Set<string>();
@@ -45,18 +50,37 @@ async function warmUp(gpu: Gpu, choice: TableChoice): Promise<void> {
 export interface BrowserRun {
   device: string;
   software: boolean;
+  /** True when this run compiled the table's shaders first (its first run on this device; not timed). */
+  compiled: boolean;
   result: RunResult;
 }
 
+/** What a run is doing: getting the device, compiling the table's pipelines, or running the workload. */
+export type RunPhase = 'device' | 'compiling' | 'running';
+
+export interface BrowserRunOptions {
+  onStep?: (s: StepResult) => void;
+  onPhase?: (phase: RunPhase) => void;
+  /** Cancels the run between two GPU calls; the run rejects with an AbortError. */
+  signal?: AbortSignal;
+}
+
 /** Runs a workload on the visitor's GPU: a fresh table per run, destroyed afterwards. */
-export async function runInBrowser(choice: TableChoice, spec: RunSpec, onStep: (s: StepResult) => void): Promise<BrowserRun> {
+export async function runInBrowser(choice: TableChoice, spec: RunSpec, options: BrowserRunOptions = {}): Promise<BrowserRun> {
   if (!choice.create) throw new Error(`${choice.name} is not released yet`);
+  const { signal, onPhase } = options;
+  onPhase?.('device');
   const gpu = await sharedGpu();
+  signal?.throwIfAborted();
+  const compiled = !isWarm(gpu, choice.id);
+  if (compiled) onPhase?.('compiling');
   await warmUp(gpu, choice);
+  signal?.throwIfAborted();
+  onPhase?.('running');
   const table = await choice.create(gpu, spec.capacity);
   try {
-    const result = await runWorkload(table, spec, { now: () => performance.now(), onStep });
-    return { device: gpu.describe(), software: gpu.isSoftware, result };
+    const result = await runWorkload(table, spec, { now: () => performance.now(), onStep: options.onStep, signal });
+    return { device: gpu.describe(), software: gpu.isSoftware, compiled, result };
   } finally {
     table.destroy();
   }

@@ -121,6 +121,8 @@ export interface RunOptions {
   now: () => number;
   /** Called after every timed step, for live charts. */
   onStep?: (step: StepResult) => void;
+  /** Stops the run between two GPU calls (never during one): the run rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Counts lookups and how many disagree with what the keys should map to. */
@@ -155,6 +157,7 @@ export async function runWorkload(table: PlaygroundTable, spec: RunSpec, options
   let expectedSize = 0;
 
   const timed = async (ops: number, body: () => Promise<void>): Promise<void> => {
+    options.signal?.throwIfAborted();
     const start = options.now();
     await body();
     // A coarse clock can read 0 for a tiny step; a floor keeps the rate finite.
@@ -164,6 +167,7 @@ export async function runWorkload(table: PlaygroundTable, spec: RunSpec, options
     options.onStep?.(step);
   };
   const build = async (count: number): Promise<Uint32Array> => {
+    options.signal?.throwIfAborted();
     const keys = hits.take(count);
     failed += (await table.insert(keys, valuesFor(keys))).failed;
     expectedSize += count;
@@ -182,7 +186,10 @@ export async function runWorkload(table: PlaygroundTable, spec: RunSpec, options
         inserted.push(keys);
         expectedSize += count;
       }
-      for (const keys of inserted) tally.lookups(keys, await table.find(keys), true);
+      for (const keys of inserted) {
+        options.signal?.throwIfAborted();
+        tally.lookups(keys, await table.find(keys), true);
+      }
       break;
     }
     case 'find-hits':

@@ -22,6 +22,7 @@ export interface FailureReport {
   truncated: boolean;
 }
 
+/** The report of a batch in which every insert was placed (shared, frozen). */
 export const NO_FAILURES: FailureReport = Object.freeze({
   count: 0,
   failed: new Uint32Array(0),

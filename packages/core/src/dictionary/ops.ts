@@ -11,6 +11,7 @@ export const Op = {
   find: 2,
   erase: 3,
 } as const;
+/** One of the `Op` codes of a mixed batch (`insert`, `insertOrAssign`, `find`, `erase`). */
 export type OpCode = (typeof Op)[keyof typeof Op];
 
 /** The largest op code. */

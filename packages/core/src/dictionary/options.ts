@@ -9,6 +9,7 @@ export interface DictionaryDefaults {
   bulkInsert: BulkInsertMode;
 }
 
+/** `DictionaryOptions` with every default filled in: what a table was created with. */
 export type ResolvedDictionaryOptions = Required<DictionaryOptions>;
 
 const SHARED_KEYS = ['capacity', 'maxLoadFactor', 'growth', 'bulkInsert'] as const;

@@ -41,6 +41,7 @@ export interface DictionaryOptions {
   bulkInsert?: BulkInsertMode;
 }
 
+/** What an insert batch did: how many keys were new, and which could not be placed. */
 export interface InsertResult {
   /** Keys that were not in the table before this batch (duplicates in the batch count once). */
   inserted: number;
@@ -81,6 +82,7 @@ export interface DeviceApplyBatch {
   values?: DeviceArray<'u32'>;
 }
 
+/** What `Dictionary.apply` returns for a host batch: a value and a status per op, in op order. */
 export interface ApplyResult {
   /** For finds: the value found (0 if none); 0 for the other ops. */
   values: Uint32Array;
@@ -90,6 +92,7 @@ export interface ApplyResult {
   failed: Uint32Array;
 }
 
+/** What `Dictionary.apply` returns for a device batch: the answers stay on the GPU. */
 export interface DeviceApplyResult {
   /** (value, status) per op, as ApplyResult's values and status, interleaved: 2n u32s (the caller destroys it). */
   out: DeviceArray<'u32'>;
@@ -180,20 +183,55 @@ export interface Dictionary<K extends KeyType = 'u32'> extends DeviceDictionary 
   readonly size: number;
   readonly loadFactor: number;
   readonly isDestroyed: boolean;
-  /** Inserts pairs; a key already present keeps its value. Duplicates in a batch: one of their values is stored. */
+  /**
+   * Inserts pairs; a key already present keeps its value. Duplicates in a batch: one of their values is stored.
+   *
+   * @example
+   * ```ts
+   * const { inserted, failed } = await table.insert(new Uint32Array([17, 42]), new Uint32Array([1, 2]));
+   * // inserted: 2 new keys; failed: indices of keys that could not be placed (empty unless the table is full)
+   * ```
+   */
   insert(keys: KeysInput<K>, values: ValuesInput): Promise<InsertResult>;
   /** Inserts pairs, overwriting the value of keys already present. */
   insertOrAssign(keys: KeysInput<K>, values: ValuesInput): Promise<InsertResult>;
-  /** Host keys give host results; device keys give device-resident results. */
+  /**
+   * Host keys give host results; device keys give device-resident results.
+   *
+   * @example
+   * ```ts
+   * const { values, found } = await table.find(new Uint32Array([42, 5]));
+   * // values[i] is the value of keys[i] (0 if absent); found[i] is 1 if present, else 0
+   * ```
+   */
   find(keys: HostKeys<K>): Promise<FindResult>;
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
   /** 1 for each key present, else 0. */
   contains(keys: HostKeys<K>): Promise<Uint8Array>;
-  /** Erases keys; returns how many were present. */
+  /**
+   * Erases keys; returns how many were present.
+   *
+   * @example
+   * ```ts
+   * const erased = await table.erase(new Uint32Array([17, 5])); // 1 if only 17 was present
+   * ```
+   */
   erase(keys: KeysInput<K>): Promise<number>;
   /**
    * A mixed batch, every op concurrent with the others: host arrays give host results (tables with
    * the 'apply' capability), device arrays device results ('device-apply').
+   *
+   * @example
+   * ```ts
+   * import { Op } from '@gpuhash/core';
+   *
+   * const { values, status } = await table.apply!({
+   *   ops: new Uint8Array([Op.insert, Op.find, Op.erase]),
+   *   keys: new Uint32Array([7, 42, 17]),
+   *   values: new Uint32Array([70, 0, 0]),
+   * });
+   * // status[i]: 1 when op i succeeded (inserted, found, erased); values[1] is the value of 42
+   * ```
    */
   apply?: {
     (batch: ApplyBatch<K>): Promise<ApplyResult>;

@@ -73,6 +73,7 @@ export function scanLevelSizes(n: number, blockSize: number): number[] {
  */
 export const SCAN_PARAMS_WORDS = 8;
 
+/** The params of one scan level, as the scan kernels read them (`SCAN_PARAMS_WORDS` u32 words). */
 export interface ScanParams {
   /** Elements at this level. */
   n: number;
