@@ -1,7 +1,8 @@
 import { isSoftwareInfo, subgroupSizes } from './adapter-info';
-import { INSTALL_ADVICE, requestNodeAdapter } from './adapter-node';
+import { requestNodeAdapter } from './adapter-node';
 import { GpuUnavailableError } from './errors';
 import { Gpu } from './gpu';
+import { INSTALL_ADVICE } from './software-driver';
 
 export interface RequestGpuOptions {
   /** Default 'high-performance'. */
