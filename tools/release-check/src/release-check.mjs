@@ -40,10 +40,16 @@ async function step(name, fn) {
   return value;
 }
 
+/**
+ * The environment commands run in: without the npm_config_* variables a `pnpm run` or `npm run`
+ * above us sets (npm_config_registry would override the projects' .npmrc and its local registry).
+ */
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm|pnpm)_(config|package|lifecycle)_/i.test(k)));
+
 /** Runs a command, returns its output; throws with the output's tail when it fails. */
 function run(cmd, argv, { cwd, env = {}, quiet = true } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, { cwd, env: { ...CLEAN_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const collect = (chunk) => {
       out += chunk;
