@@ -1,10 +1,15 @@
 /**
  * Adapters in Node through Dawn (the optional `webgpu` package), with a SwiftShader fallback on
- * CPU-only Linux. Dawn crashes if the object returned by `create()` is garbage-collected while
+ * CPU-only Linux. Node only: the package's browser build (the `browser` and `default` export
+ * conditions) replaces this module with adapter-browser.ts, so bundles for the web never see `fs`
+ * or `webgpu` (see tsup.config.ts). Dawn crashes if the object returned by `create()` is garbage-collected while
  * devices live, so every instance made here is kept for the life of the process.
  */
 import { describeInfo, isSoftwareInfo } from './adapter-info';
 import { GpuUnavailableError } from './errors';
+import { INSTALL_ADVICE, SWIFTSHADER_ICD_PATHS } from './software-driver';
+
+export { INSTALL_ADVICE, SWIFTSHADER_ICD_PATHS };
 
 interface DawnModule {
   create(options: string[]): GPU;
@@ -12,20 +17,6 @@ interface DawnModule {
 
 const keptInstances: GPU[] = [];
 let dawnModule: Promise<DawnModule> | undefined;
-
-/** Where Linux distributions put the SwiftShader Vulkan driver (Debian's chromium-common first). */
-export const SWIFTSHADER_ICD_PATHS = [
-  '/usr/lib/chromium/vk_swiftshader_icd.json',
-  '/usr/lib/chromium-browser/vk_swiftshader_icd.json',
-  '/usr/lib64/chromium-browser/vk_swiftshader_icd.json',
-  '/usr/lib/x86_64-linux-gnu/chromium/vk_swiftshader_icd.json',
-];
-
-export const INSTALL_ADVICE = [
-  'Install a GPU driver with Vulkan (Linux), Metal (macOS) or D3D12 (Windows) support,',
-  'or, on Debian/Ubuntu without a GPU, the software driver: `apt-get install libvulkan1 chromium`',
-  '(its SwiftShader Vulkan driver is found automatically), then run again.',
-].join(' ');
 
 function loadDawn(): Promise<DawnModule> {
   dawnModule ??= import(/* @vite-ignore */ 'webgpu' as string).then(

@@ -1,5 +1,5 @@
 export { describeInfo, isSoftwareInfo, subgroupSizes } from './adapter-info';
-export { findSwiftShaderIcd, SWIFTSHADER_ICD_PATHS } from './adapter-node';
+export { findSwiftShaderIcd } from './adapter-node';
 export type {
   BindingRecord,
   BindingSpec,
@@ -44,6 +44,7 @@ export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';
 export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
+export { SWIFTSHADER_ICD_PATHS } from './software-driver';
 export type { PassTime, TimingResult } from './timing';
 export { GpuTimer } from './timing';
 export type { ParamField, ParamSlot, ParamsLayout, ParamType, ParamValues, UniformLayout } from './uniform-params';

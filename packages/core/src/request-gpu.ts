@@ -1,7 +1,8 @@
 import { isSoftwareInfo, subgroupSizes } from './adapter-info';
-import { INSTALL_ADVICE, requestNodeAdapter } from './adapter-node';
+import { requestNodeAdapter } from './adapter-node';
 import { GpuUnavailableError } from './errors';
 import { Gpu } from './gpu';
+import { INSTALL_ADVICE } from './software-driver';
 
 /** Options of `requestGpu`: which adapter to prefer, whether a software adapter will do, and features and limits. */
 export interface RequestGpuOptions {

@@ -1,19 +1,56 @@
+// What a user needs from @gpuhash/core, so that installing this one package is enough: getting a
+// GPU, device arrays, the errors, the op codes and the dictionary contract's types.
 export type {
   ApplyBatch,
   ApplyResult,
+  BulkInsertMode,
   DeviceApplyBatch,
   DeviceApplyResult,
+  DeviceDictionary,
   DeviceFindResult,
   Dictionary,
+  DictionaryCapability,
+  DictionaryOptions,
+  DictionaryStats,
+  ElementType,
+  EncodeInsertOptions,
+  FailureReport,
   FindResult,
+  GpuhashErrorCode,
+  HostArrayOf,
+  HostKeys,
   InsertResult,
   KeysInput,
+  KeyType,
   OpCode,
+  OpsInput,
+  RequestGpuOptions,
   RetrieveResult,
+  SubgroupInfo,
+  SyncResult,
   ValuesInput,
   ValuesInput as U32Input,
 } from '@gpuhash/core';
-export { Op } from '@gpuhash/core';
+export {
+  CapacityError,
+  DestroyedError,
+  DeviceArray,
+  DeviceLostError,
+  fromDevice,
+  Gpu,
+  GpuhashError,
+  GpuOutOfMemoryError,
+  GpuUnavailableError,
+  GpuValidationError,
+  InternalError,
+  InvalidArgumentError,
+  InvalidOpError,
+  LimitExceededError,
+  Op,
+  ReservedKeyError,
+  requestGpu,
+  TableBusyError,
+} from '@gpuhash/core';
 export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';
 export type { SplitPointer } from './split-pointer';
 export {
