@@ -116,7 +116,7 @@ describe('gpuhash-bench end to end (2^12 slots, 2 reps)', () => {
     expect(out).toMatch(/FAILED:\n {2}wrong-values find-hit @ 0.50 find: \d+ of 2048 find answers wrong/);
     expect(out).toMatch(/insert-find-only erase-find: insert-find-only does not support erase/);
     expect(out).toMatch(/insert-find-only mixed-hive: insert-find-only does not support mixed/);
-    expect(out).toMatch(/insert-find-only \* @ 0.9: insert-find-only is benchmarked up to load 0.75/);
+    expect(out).toMatch(/insert-find-only at load 0.9: insert-find-only is benchmarked up to load 0.75/);
     expect(out).toMatch(/insert-find-only\s+build\s+0\.50\s+insert.*ok/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { count, percent, sig3, textTable } from '../src/report/format';
+import { count, percent, rateIn, rateUnit, reportRateUnit, SOFTWARE_NOTE, sig3, skipText, textTable } from '../src/report/format';
 import { formatMarkdown } from '../src/report/markdown';
 import { barChart, lineChart, niceTicks, reportCharts, tickText, xmlEscape } from '../src/report/svg';
 import { formatTerminal } from '../src/report/terminal';
@@ -19,6 +19,23 @@ describe('formatting', () => {
     expect(count(65536)).toBe('65.5k');
     expect(count(127_506_841)).toBe('128M');
     expect(count(512)).toBe('512');
+  });
+
+  it('picks the rate unit the fastest figure reads at least 1 in', () => {
+    expect(rateUnit([2.5e9, 4e8]).prefix).toBe('G');
+    expect(rateUnit([1.2e6, 3e5]).prefix).toBe('M');
+    expect(rateUnit([999_999]).prefix).toBe('k');
+    expect(rateUnit([12]).prefix).toBe('');
+    expect(rateUnit([null, undefined, Number.NaN]).prefix).toBe('G');
+    expect(rateIn(1.234e6, rateUnit([1.234e6]))).toBe('1.23');
+    expect(rateIn(4e5, rateUnit([1.234e6]))).toBe('0.400');
+    expect(rateIn(null, rateUnit([1]))).toBe('-');
+  });
+
+  it('names skips readably', () => {
+    expect(skipText({ table: 'hive', workload: 'hkv-zipf', note: 'no cache' })).toBe('hive hkv-zipf: no cache');
+    expect(skipText({ table: 'hive', workload: '*', load: 0.95, note: 'up to 0.9' })).toBe('hive at load 0.95: up to 0.9');
+    expect(skipText({ table: '*', workload: '*', load: 0.75, note: 'not in the quick suite' })).toBe('load 0.75: not in the quick suite');
   });
 
   it('aligns text tables', () => {
@@ -43,6 +60,22 @@ describe('terminal and markdown output', () => {
     expect(text.split('\n').filter((l) => l.startsWith('linear-probe')).length).toBe(report.results.length);
     expect(text).toContain(`all ${report.results.length} results correct`);
     expect(text).toContain('hkv-zipf: linear-probe does not support cache');
+  });
+
+  it('prints a software adapter in M ops/s, with a note that it says nothing about GPU speed', () => {
+    const gpu = sampleReport();
+    expect(reportRateUnit(gpu).prefix).toBe('G');
+    expect(formatTerminal(gpu)).toContain(' G ops/s ');
+    expect(formatTerminal(gpu)).not.toContain(SOFTWARE_NOTE);
+
+    const cpu = sampleReport(0.001);
+    cpu.device.isSoftware = true;
+    const text = formatTerminal(cpu);
+    expect(text).toContain(' M ops/s ');
+    expect(text).toMatch(/build\s+0\.50\s+insert\s+32\.8k\s+\S+\s+\S+\s+0\.600\s/);
+    expect(text).toContain(SOFTWARE_NOTE);
+    expect(formatMarkdown(cpu)).toContain('| M ops/s |');
+    expect(formatMarkdown(cpu)).toContain(SOFTWARE_NOTE);
   });
 
   it('lists failures with their notes', () => {
