@@ -122,7 +122,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIo> =
       written.push(options.markdown);
     }
     if (options.svg) {
-      for (const [name, svg] of reportCharts(report)) {
+      for (const [name, svg] of await reportCharts(report)) {
         writeFile(join(options.svg, name), svg);
         written.push(join(options.svg, name));
       }
@@ -158,8 +158,8 @@ async function run(
     e2e: options.e2e,
   };
   const git = gitInfo(options.gitRevision, io.env, io.cwd);
-  const progress = new Progress(countSteps(plan) + 1, options.quiet ? null : { write: io.stderr, isTTY: io.stderrIsTTY });
   if (!options.quiet) io.stderr(`gpuhash-bench ${options.suite}: ${gpu.describe()}\n`);
+  const progress = new Progress(countSteps(plan) + 1, options.quiet ? null : { write: io.stderr, isTTY: io.stderrIsTTY });
   progress.step('rooflines');
   const roofline = await measureRoofline(gpu, { reps: plan.reps, warmup: plan.warmup, warmupMs: plan.warmupMs });
   const results: ResultRow[] = [];
