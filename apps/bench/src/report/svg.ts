@@ -25,8 +25,9 @@ const HEIGHT = 320;
 // Legends show whole series names ('linear-probe-atomic erase-find (find)'), not Vega's 160-pixel cut.
 const CONFIG = { legend: { labelLimit: 0 }, title: { subtitleColor: '#555' } };
 
-function titled(title: string, subtitle: string) {
-  return { text: title, subtitle, anchor: 'middle' as const };
+function titled(title: string, subtitle: string[]) {
+  // Long lines would widen the whole chart: cut them as the hand-drawn charts did.
+  return { text: title, subtitle: subtitle.map((l) => (l.length > 100 ? `${l.slice(0, 97)}...` : l)), anchor: 'middle' as const };
 }
 
 /** Renders a Vega-Lite spec to an SVG document. */
@@ -42,7 +43,7 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 /** A line chart with a point at every measurement, one colour per series. */
 export function lineSpec(
   title: string,
-  subtitle: string,
+  subtitle: string[],
   xLabel: string,
   yLabel: string,
   points: LinePoint[],
@@ -67,7 +68,7 @@ export function lineSpec(
 }
 
 /** A grouped bar chart: one group per label along x, one coloured bar per name within it. */
-export function barSpec(title: string, subtitle: string, yLabel: string, bars: BarDatum[]): TopLevelSpec {
+export function barSpec(title: string, subtitle: string[], yLabel: string, bars: BarDatum[]): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: titled(title, subtitle),
@@ -98,8 +99,10 @@ export function reportSpecs(report: BenchReport): Map<string, TopLevelSpec> {
   const specs = new Map<string, TopLevelSpec>();
   const measured = report.results.filter((r) => r.ok && r.gops !== null);
   const unit = reportRateUnit(report);
-  const software = report.device.isSoftware ? ' (software adapter: not GPU speed)' : '';
-  const subtitle = `${report.device.description.split(',')[0] ?? ''}${software}; 2^${Math.log2(report.capacity)} slots; median of ${report.reps} reps; ${report.date.slice(0, 10)}`;
+  const subtitle = [
+    `${report.device.description.split(',')[0] ?? ''}; 2^${Math.log2(report.capacity)} slots; median of ${report.reps} reps; ${report.date.slice(0, 10)}`,
+    ...(report.device.isSoftware ? ['software adapter on the CPU: these figures say nothing about GPU speed'] : []),
+  ];
 
   const bulk = measured.filter((r) => LOAD_WORKLOADS.includes(r.workload));
   if (bulk.length > 0) {
