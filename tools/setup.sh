@@ -58,6 +58,6 @@ say "building"
 TURBO_TELEMETRY_DISABLED=1 pnpm -s build --output-logs=errors-only
 
 if [ "$run_main" = 1 ]; then
-  say "running the benchmark's quick suite (every table, small sizes; minutes without a GPU)"
+  say "running the benchmark's quick suite (every table and workload, small sizes; about 20 s without a GPU)"
   pnpm -s bench
 fi

@@ -16,7 +16,10 @@ await build({
   target: 'node20',
   external: ['webgpu'],
   alias: workspaceAliases(),
-  banner: { js: '#!/usr/bin/env node' },
+  // CommonJS dependencies (cli-progress) require Node's built-ins: give the ESM bundle a require.
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __gpuhashCreateRequire } from 'node:module';\nconst require = __gpuhashCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 console.log('wrote dist/gpuhash-bench.mjs');

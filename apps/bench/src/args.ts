@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /** Settings of one run, from the command line. */
 export interface Options {
   suite: 'quick' | 'full';
@@ -5,6 +7,8 @@ export interface Options {
   tables: string[] | null;
   /** Selected workloads or groups; null = all. */
   workloads: string[] | null;
+  /** Loads of the full suite that this suite's defaults leave out: reported as skipped. */
+  leftOut: { loads: number[] };
   loads: number[];
   capacityLog2: number;
   reps: number;
@@ -35,8 +39,25 @@ export interface Known {
   workloads: readonly string[];
 }
 
-export const SUITES = { quick: { capacityLog2: 16 }, full: { capacityLog2: 27 } } as const;
+/** Load factors of the full suite (and of --loads' default there). */
 export const DEFAULT_LOADS = [0.5, 0.75, 0.9, 0.95];
+
+/** What a suite runs unless an option says otherwise. */
+export interface Suite {
+  capacityLog2: number;
+  reps: number;
+  loads: readonly number[];
+}
+
+/**
+ * quick: a smoke run of every table and workload, checked answers included, in about 20 s on two
+ * CPU cores with SwiftShader (setup.sh and CI run it): 2^12 slots, two loads, three reps. full: GPU
+ * scale, every load.
+ */
+export const SUITES: Record<'quick' | 'full', Suite> = {
+  quick: { capacityLog2: 12, reps: 3, loads: [0.5, 0.9] },
+  full: { capacityLog2: 27, reps: 5, loads: DEFAULT_LOADS },
+};
 
 /** The usage text (`--help`, and after every usage error). */
 export function usage(known: Known): string {
@@ -45,16 +66,17 @@ export function usage(known: Known): string {
 Benchmarks gpuhash tables on the WebGPU device of this machine (SwiftShader when there is no GPU).
 
 suites:
-  quick                  the default: 2^16 slots, minutes on a CPU with SwiftShader
-  full                   2^27 slots (a GPU)
+  quick                  the default: every table and workload, small (seconds on a CPU with SwiftShader):
+                         2^${SUITES.quick.capacityLog2} slots, loads ${SUITES.quick.loads.join(',')}, ${SUITES.quick.reps} reps
+  full                   2^${SUITES.full.capacityLog2} slots, loads ${SUITES.full.loads.join(',')}, ${SUITES.full.reps} reps (a GPU)
 
 options:
   --table NAMES          comma-separated tables (default all): ${known.tables.join(', ')}
   --workload NAMES       comma-separated workloads or groups (default all):
                          ${known.workloads.join(', ')}
-  --loads LIST           load factors (default ${DEFAULT_LOADS.join(',')})
-  --capacity-log2 N      table slots = 2^N (default: quick ${SUITES.quick.capacityLog2}, full ${SUITES.full.capacityLog2})
-  --reps N               timed repetitions, median reported (default 5)
+  --loads LIST           load factors (default: the suite's)
+  --capacity-log2 N      table slots = 2^N (default: the suite's)
+  --reps N               timed repetitions, median reported (default: the suite's)
   --warmup N             untimed repetitions first (default 1)
   --warmup-ms MS         and at least this much warm-up work (default 500 on a GPU, 0 on SwiftShader)
   --batch-log2 N         incremental batch size 2^N (default min(16, capacity-log2 - 6))
@@ -116,6 +138,29 @@ function loads(text: string): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+/** The package whose own `bench` script runs the CLI (pnpm runs it in apps/bench). */
+const PACKAGE_NAME = '@gpuhash/bench';
+
+/**
+ * The directory relative paths of --json, --markdown, --svg and --compare are taken from: where the
+ * caller typed the command. pnpm runs a package's scripts in the package folder and records the
+ * caller's directory in INIT_CWD; it is used only when this package's own script runs the CLI (another
+ * package's script that calls gpuhash-bench means its own folder, as scripts do).
+ */
+export function callerDirectory(env: Record<string, string | undefined>, cwd: string): string {
+  return env.INIT_CWD && env.npm_package_name === PACKAGE_NAME ? env.INIT_CWD : cwd;
+}
+
+/** The options with --json, --markdown, --svg and --compare made absolute against `base`. */
+export function resolvePaths(options: Options, base: string): Options {
+  const out = { ...options };
+  for (const key of ['json', 'markdown', 'svg', 'compare'] as const) {
+    const path = options[key];
+    if (path !== undefined) out[key] = resolve(base, path);
+  }
+  return out;
+}
+
 /** Parses the arguments (without node and the script); throws UsageError on anything wrong. */
 export function parseArgs(argv: readonly string[], known: Known): Options {
   let suite: Options['suite'] | undefined;
@@ -130,6 +175,8 @@ export function parseArgs(argv: readonly string[], known: Known): Options {
   let batchLog2: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
+    // `pnpm bench -- full` passes the separator on: a lone `--` means nothing here.
+    if (arg === '--') continue;
     // --flag=value is the same as --flag value.
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
@@ -215,16 +262,19 @@ export function parseArgs(argv: readonly string[], known: Known): Options {
     }
   }
   const chosen = suite ?? 'quick';
-  const log2 = capacityLog2 ?? SUITES[chosen].capacityLog2;
+  const preset = SUITES[chosen];
+  const log2 = capacityLog2 ?? preset.capacityLog2;
+  const loadList = o.loads ?? [...preset.loads];
   const batch = batchLog2 ?? Math.max(0, Math.min(16, log2 - 6));
   if (batch >= log2) throw new UsageError(`--batch-log2 ${batch} must be below --capacity-log2 ${log2}`);
   return {
     suite: chosen,
     tables: o.tables ?? null,
     workloads: o.workloads ?? null,
-    loads: o.loads ?? DEFAULT_LOADS,
+    leftOut: { loads: o.loads ? [] : SUITES.full.loads.filter((l) => !loadList.includes(l)) },
+    loads: loadList,
     capacityLog2: log2,
-    reps: o.reps ?? 5,
+    reps: o.reps ?? preset.reps,
     warmup: o.warmup ?? 1,
     warmupMs: o.warmupMs ?? null,
     batchLog2: batch,

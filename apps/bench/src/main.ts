@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Gpu, requestGpu } from '@gpuhash/core';
-import { type Known, type Options, parseArgs, UsageError, usage } from './args';
+import { callerDirectory, type Known, type Options, parseArgs, resolvePaths, UsageError, usage } from './args';
 import { describeDevice } from './device';
 import { gitInfo } from './git';
 import { Progress } from './progress';
@@ -83,7 +83,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIo> =
   let options: Options;
   let old: BenchReport | undefined;
   try {
-    options = parseArgs(argv, known);
+    options = resolvePaths(parseArgs(argv, known), callerDirectory(io.env, io.cwd));
     if (options.compare && !options.help) old = readOld(options.compare);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -122,7 +122,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIo> =
       written.push(options.markdown);
     }
     if (options.svg) {
-      for (const [name, svg] of reportCharts(report)) {
+      for (const [name, svg] of await reportCharts(report)) {
         writeFile(join(options.svg, name), svg);
         written.push(join(options.svg, name));
       }
@@ -158,8 +158,8 @@ async function run(
     e2e: options.e2e,
   };
   const git = gitInfo(options.gitRevision, io.env, io.cwd);
-  const progress = new Progress(countSteps(plan) + 1, options.quiet ? null : { write: io.stderr, isTTY: io.stderrIsTTY });
   if (!options.quiet) io.stderr(`gpuhash-bench ${options.suite}: ${gpu.describe()}\n`);
+  const progress = new Progress(countSteps(plan) + 1, options.quiet ? null : { write: io.stderr, isTTY: io.stderrIsTTY });
   progress.step('rooflines');
   const roofline = await measureRoofline(gpu, { reps: plan.reps, warmup: plan.warmup, warmupMs: plan.warmupMs });
   const results: ResultRow[] = [];
@@ -170,6 +170,9 @@ async function run(
     skipped.push(...r.skipped);
   }
   progress.finish();
+  // What the suite's defaults leave out: listed with the skips, so a quick run says what it did not do.
+  for (const l of options.leftOut.loads)
+    skipped.push({ table: '*', workload: '*', load: l, note: `not in the ${options.suite} suite (--loads sets the loads)` });
   const report: BenchReport = {
     schemaVersion: SCHEMA_VERSION,
     date: new Date().toISOString(),

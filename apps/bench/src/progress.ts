@@ -1,52 +1,61 @@
-/** Where progress goes: a writer and whether it is a terminal (a redrawn bar) or not (one line per step). */
+import { SingleBar } from 'cli-progress';
+
+/**
+ * Where progress goes: a writer and whether it is a terminal (a bar drawn by cli-progress on
+ * `stream`, stderr by default) or not (one line per step).
+ */
 export interface ProgressSink {
   write(text: string): void;
   isTTY: boolean;
+  stream?: NodeJS.WritableStream;
 }
 
-const BAR_WIDTH = 24;
-
 /**
- * Progress of a run on stderr: a bar redrawn in place on a terminal, one line per step otherwise
- * (CI logs, pipes), nothing when quiet.
+ * Progress of a run on stderr: a bar redrawn in place on a terminal (cli-progress), one line per
+ * step otherwise (CI logs, pipes), nothing when quiet.
  */
 export class Progress {
   private done = 0;
   private readonly started = performance.now();
-  private current = '';
+  private readonly bar: SingleBar | null;
 
   constructor(
     private readonly total: number,
     private readonly sink: ProgressSink | null,
-  ) {}
+  ) {
+    this.bar = sink?.isTTY
+      ? new SingleBar({
+          stream: sink.stream ?? process.stderr,
+          format: '[{bar}] {value}/{total} {step} ({duration} s)',
+          barsize: 24,
+          barCompleteChar: '#',
+          barIncompleteChar: '.',
+          hideCursor: true,
+          clearOnComplete: true,
+          fps: 5,
+        })
+      : null;
+    this.bar?.start(Math.max(total, 1), 0, { step: '' });
+  }
 
   /** Starts the next step. */
   step(label: string): void {
-    this.current = label;
-    this.draw();
+    if (this.bar) this.bar.update(Math.min(this.done + 1, this.total), { step: label });
+    else if (this.sink) {
+      const seconds = ((performance.now() - this.started) / 1000).toFixed(0);
+      this.sink.write(`[${Math.min(this.done + 1, this.total)}/${this.total}] ${label} (${seconds} s)\n`);
+    }
     this.done++;
   }
 
   /** Counts steps that will not run (their table failed). */
   advance(steps: number): void {
     this.done += steps;
+    this.bar?.update(Math.min(this.done, this.total));
   }
 
-  /** Clears the bar (a terminal) so the final output starts on a clean line. */
+  /** Removes the bar (a terminal) so the final output starts on a clean line. */
   finish(): void {
-    if (this.sink?.isTTY) this.sink.write('\r\x1b[2K');
-  }
-
-  private draw(): void {
-    if (!this.sink) return;
-    const seconds = ((performance.now() - this.started) / 1000).toFixed(0);
-    const position = `${Math.min(this.done + 1, this.total)}/${this.total}`;
-    if (!this.sink.isTTY) {
-      this.sink.write(`[${position}] ${this.current} (${seconds} s)\n`);
-      return;
-    }
-    const filled = this.total === 0 ? BAR_WIDTH : Math.round((this.done / this.total) * BAR_WIDTH);
-    const bar = `${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}`;
-    this.sink.write(`\r\x1b[2K[${bar}] ${position} ${this.current} (${seconds} s)`);
+    this.bar?.stop();
   }
 }

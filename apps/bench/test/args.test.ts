@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOADS, parseArgs, UsageError, usage } from '../src/args';
+import { callerDirectory, DEFAULT_LOADS, parseArgs, resolvePaths, SUITES, UsageError, usage } from '../src/args';
 import { main } from '../src/main';
 import { selectWorkloads, WORKLOADS, workloadNames } from '../src/workloads';
 
@@ -10,12 +10,13 @@ describe('parseArgs', () => {
     const o = parseArgs([], known);
     expect(o).toMatchObject({
       suite: 'quick',
-      capacityLog2: 16,
-      reps: 5,
+      capacityLog2: 12,
+      reps: 3,
       warmup: 1,
       warmupMs: null,
-      batchLog2: 10,
-      loads: DEFAULT_LOADS,
+      batchLog2: 6,
+      loads: [0.5, 0.9],
+      leftOut: { loads: [0.75, 0.95] },
       tables: null,
       workloads: null,
       zipf: null,
@@ -24,7 +25,14 @@ describe('parseArgs', () => {
   });
 
   it('takes the full suite, positionally or by flag', () => {
-    expect(parseArgs(['full'], known)).toMatchObject({ suite: 'full', capacityLog2: 27, batchLog2: 16 });
+    expect(parseArgs(['full'], known)).toMatchObject({
+      suite: 'full',
+      capacityLog2: 27,
+      batchLog2: 16,
+      reps: 5,
+      loads: DEFAULT_LOADS,
+      leftOut: { loads: [] },
+    });
     expect(parseArgs(['--suite', 'full'], known).suite).toBe('full');
     expect(parseArgs(['--suite=full'], known).suite).toBe('full');
   });
@@ -87,8 +95,21 @@ describe('parseArgs', () => {
     });
   });
 
+  it('ignores the `--` that `pnpm bench -- ...` passes on', () => {
+    const plain = parseArgs(['full', '--json', 'a.json', '--reps', '2'], known);
+    expect(parseArgs(['--', 'full', '--json', 'a.json', '--reps', '2'], known)).toEqual(plain);
+    expect(parseArgs(['full', '--', '--json', 'a.json', '--reps', '2'], known)).toEqual(plain);
+    expect(parseArgs(['--'], known)).toEqual(parseArgs([], known));
+  });
+
+  it('reports no left-out loads when --loads is given', () => {
+    expect(parseArgs(['--loads', '0.75'], known).leftOut).toEqual({ loads: [] });
+    expect(SUITES.quick.loads.every((l) => DEFAULT_LOADS.includes(l))).toBe(true);
+  });
+
   it.each([
     [['--bogus'], /unknown option --bogus/],
+    [['--json', '--'], /--json needs a value/],
     [['medium'], /unknown suite 'medium'/],
     [['quick', 'full'], /two suites/],
     [['--reps'], /--reps needs a value/],
@@ -112,6 +133,31 @@ describe('parseArgs', () => {
   it('lists every table and workload in the usage text', () => {
     const text = usage(known);
     for (const name of [...known.tables, ...known.workloads]) expect(text).toContain(name);
+  });
+});
+
+describe('output paths', () => {
+  const ownScript = { INIT_CWD: '/home/me/project', npm_package_name: '@gpuhash/bench' };
+
+  it("resolve against the caller's directory when pnpm runs this package's script", () => {
+    expect(callerDirectory(ownScript, '/repo/apps/bench')).toBe('/home/me/project');
+    // Run directly, or by another package's script: its working directory.
+    expect(callerDirectory({}, '/repo/apps/bench')).toBe('/repo/apps/bench');
+    expect(callerDirectory({ INIT_CWD: '/elsewhere', npm_package_name: 'other' }, '/repo/other')).toBe('/repo/other');
+  });
+
+  it('makes --json, --markdown, --svg and --compare absolute, leaving absolute paths alone', () => {
+    const o = resolvePaths(
+      parseArgs(['--json', 'out/a.json', '--markdown', '../a.md', '--svg', 'charts', '--compare', '/abs/old.json'], known),
+      '/home/me/project',
+    );
+    expect(o).toMatchObject({
+      json: '/home/me/project/out/a.json',
+      markdown: '/home/me/a.md',
+      svg: '/home/me/project/charts',
+      compare: '/abs/old.json',
+    });
+    expect(resolvePaths(parseArgs([], known), '/x').json).toBeUndefined();
   });
 });
 
@@ -142,6 +188,13 @@ describe('main with bad arguments', () => {
     const { err, io } = capture();
     expect(await main(['--compare', '/nonexistent/old.json'], io)).toBe(2);
     expect(err.join('')).toMatch(/--compare: cannot read/);
+  });
+
+  it("reads --compare relative to pnpm's INIT_CWD, not the package folder", async () => {
+    const { err, io } = capture();
+    const env = { INIT_CWD: '/nonexistent/caller', npm_package_name: '@gpuhash/bench' };
+    expect(await main(['--', '--compare', 'old.json'], { ...io, env, cwd: '/nonexistent/apps/bench' })).toBe(2);
+    expect(err.join('')).toMatch(/--compare: cannot read \/nonexistent\/caller\/old\.json/);
   });
 
   it('prints the usage for --help and exits 0', async () => {

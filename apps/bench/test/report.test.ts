@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { count, percent, sig3, textTable } from '../src/report/format';
+import { count, percent, rateIn, rateUnit, reportRateUnit, SOFTWARE_NOTE, sig3, skipText, textTable } from '../src/report/format';
 import { formatMarkdown } from '../src/report/markdown';
-import { barChart, lineChart, niceTicks, reportCharts, tickText, xmlEscape } from '../src/report/svg';
+import { reportCharts, reportSpecs } from '../src/report/svg';
 import { formatTerminal } from '../src/report/terminal';
 import { validateReport } from '../src/results';
 import { sampleReport } from './fixtures';
@@ -19,6 +19,23 @@ describe('formatting', () => {
     expect(count(65536)).toBe('65.5k');
     expect(count(127_506_841)).toBe('128M');
     expect(count(512)).toBe('512');
+  });
+
+  it('picks the rate unit the fastest figure reads at least 1 in', () => {
+    expect(rateUnit([2.5e9, 4e8]).prefix).toBe('G');
+    expect(rateUnit([1.2e6, 3e5]).prefix).toBe('M');
+    expect(rateUnit([999_999]).prefix).toBe('k');
+    expect(rateUnit([12]).prefix).toBe('');
+    expect(rateUnit([null, undefined, Number.NaN]).prefix).toBe('G');
+    expect(rateIn(1.234e6, rateUnit([1.234e6]))).toBe('1.23');
+    expect(rateIn(4e5, rateUnit([1.234e6]))).toBe('0.400');
+    expect(rateIn(null, rateUnit([1]))).toBe('-');
+  });
+
+  it('names skips readably', () => {
+    expect(skipText({ table: 'hive', workload: 'hkv-zipf', note: 'no cache' })).toBe('hive hkv-zipf: no cache');
+    expect(skipText({ table: 'hive', workload: '*', load: 0.95, note: 'up to 0.9' })).toBe('hive at load 0.95: up to 0.9');
+    expect(skipText({ table: '*', workload: '*', load: 0.75, note: 'not in the quick suite' })).toBe('load 0.75: not in the quick suite');
   });
 
   it('aligns text tables', () => {
@@ -43,6 +60,22 @@ describe('terminal and markdown output', () => {
     expect(text.split('\n').filter((l) => l.startsWith('linear-probe')).length).toBe(report.results.length);
     expect(text).toContain(`all ${report.results.length} results correct`);
     expect(text).toContain('hkv-zipf: linear-probe does not support cache');
+  });
+
+  it('prints a software adapter in M ops/s, with a note that it says nothing about GPU speed', () => {
+    const gpu = sampleReport();
+    expect(reportRateUnit(gpu).prefix).toBe('G');
+    expect(formatTerminal(gpu)).toContain(' G ops/s ');
+    expect(formatTerminal(gpu)).not.toContain(SOFTWARE_NOTE);
+
+    const cpu = sampleReport(0.001);
+    cpu.device.isSoftware = true;
+    const text = formatTerminal(cpu);
+    expect(text).toContain(' M ops/s ');
+    expect(text).toMatch(/build\s+0\.50\s+insert\s+32\.8k\s+\S+\s+\S+\s+0\.600\s/);
+    expect(text).toContain(SOFTWARE_NOTE);
+    expect(formatMarkdown(cpu)).toContain('| M ops/s |');
+    expect(formatMarkdown(cpu)).toContain(SOFTWARE_NOTE);
   });
 
   it('lists failures with their notes', () => {
@@ -81,9 +114,9 @@ describe('terminal and markdown output', () => {
   });
 });
 
-describe('SVG charts', () => {
-  it('writes well-formed charts for load, incremental and mixed results', () => {
-    const charts = reportCharts(sampleReport());
+describe('SVG charts (Vega-Lite)', () => {
+  it('writes well-formed charts for load, incremental and mixed results', async () => {
+    const charts = await reportCharts(sampleReport());
     expect([...charts.keys()].sort()).toEqual(['incremental.svg', 'mixed.svg', 'throughput-vs-load.svg']);
     for (const [name, svg] of charts) {
       const { problems, elements } = checkXml(svg);
@@ -91,6 +124,7 @@ describe('SVG charts', () => {
       expect(elements[0]).toBe('svg');
       // The device name has XML specials: they must arrive escaped.
       expect(svg).toContain('Test GPU &lt;fake&gt; &amp; co');
+      expect(svg).toContain('G ');
     }
     const load = charts.get('throughput-vs-load.svg') as string;
     for (const series of [
@@ -100,25 +134,31 @@ describe('SVG charts', () => {
       'linear-probe erase-find (find)',
     ])
       expect(load).toContain(`>${series}<`);
-    expect((load.match(/<polyline/g) ?? []).length).toBe(4);
     const mixed = charts.get('mixed.svg') as string;
-    // Two mixed workloads x four loads: eight bars and four legend entries.
-    expect((mixed.match(/<rect [^>]*><title>/g) ?? []).length).toBe(8);
     expect(mixed).toContain('>linear-probe at load 0.95<');
   });
 
-  it('handles empty and single-point data', () => {
-    expect(checkXml(lineChart('t', 's', 'x', 'y', [], [0.5, 0.5])).problems).toEqual([]);
-    expect(checkXml(lineChart('t', 's', 'x', 'y', [{ name: 'a', points: [[0.5, 1]] }], [0.5, 0.5])).problems).toEqual([]);
-    expect(checkXml(barChart('t', 's', 'y', [])).problems).toEqual([]);
-    expect(reportCharts({ ...sampleReport(), results: [] }).size).toBe(0);
+  it('draws one line per series and one bar per mixed result', () => {
+    const specs = reportSpecs(sampleReport());
+    const values = (name: string) => (specs.get(name) as { data: { values: unknown[] } }).data.values as Array<Record<string, unknown>>;
+    const lines = values('throughput-vs-load.svg');
+    expect(new Set(lines.map((p) => p.series)).size).toBe(4);
+    expect(lines.length).toBe(16);
+    // Two mixed workloads x four loads: eight bars.
+    expect(values('mixed.svg').length).toBe(8);
+    expect(values('incremental.svg').length).toBe(19);
   });
 
-  it('picks round ticks and escapes text', () => {
-    expect(niceTicks(1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
-    expect(niceTicks(0.0037)).toEqual([0, 0.001, 0.002, 0.003, 0.004]);
-    expect([0, 0.0004, 0.25, 0.600000001, 12].map(tickText)).toEqual(['0', '0.0004', '0.25', '0.6', '12']);
-    expect(xmlEscape(`a<b & "c" 'd'>`)).toBe('a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;');
+  it('labels software runs in their unit, with a caveat', async () => {
+    const cpu = sampleReport(0.001);
+    cpu.device.isSoftware = true;
+    const svg = (await reportCharts(cpu)).get('throughput-vs-load.svg') as string;
+    expect(svg).toContain('>M ops/s<');
+    expect(svg).toContain('these figures say nothing about GPU speed');
+  });
+
+  it('draws nothing without results', async () => {
+    expect((await reportCharts({ ...sampleReport(), results: [] })).size).toBe(0);
   });
 
   it('the XML checker catches broken documents', () => {

@@ -44,6 +44,34 @@ export async function findSwiftShaderIcd(): Promise<string | undefined> {
   return SWIFTSHADER_ICD_PATHS.find((p) => existsSync(p));
 }
 
+/**
+ * Whether this Linux machine has a device node a hardware Vulkan driver opens: a DRM node
+ * (/dev/dri: Mesa's drivers, most GPUs), NVIDIA's /dev/nvidiaN, or WSL's /dev/dxg. Without one, only
+ * software drivers can answer, and probing them costs time and stderr noise: Dawn rejects Mesa's
+ * lavapipe with a warning, or the loader reports that it found no GPU.
+ */
+async function linuxHasGpuNodes(): Promise<boolean> {
+  const { existsSync, readdirSync } = await fs();
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  return existsSync('/dev/dxg') || list('/dev/dri').length > 0 || list('/dev').some((name) => /^nvidia\d+$/.test(name));
+}
+
+/**
+ * Vulkan drivers that look for a Wayland display print "XDG_RUNTIME_DIR is invalid or not set" (twice
+ * per Dawn instance) where it is unset, as in containers and CI; any absolute path quiets them.
+ */
+async function ensureXdgRuntimeDir(): Promise<void> {
+  if (process.platform !== 'linux' || process.env.XDG_RUNTIME_DIR) return;
+  const { tmpdir } = (await import(/* @vite-ignore */ 'node:os' as string)) as typeof import('node:os');
+  process.env.XDG_RUNTIME_DIR = tmpdir();
+}
+
 export function isSoftwareAdapter(adapter: GPUAdapter): boolean {
   return isSoftwareInfo(adapter.info);
 }
@@ -62,12 +90,18 @@ export async function requestNodeAdapter(options: {
   log: (message: string) => void;
 }): Promise<NodeAdapterResult> {
   const dawn = await loadDawn();
-  const instance = dawn.create(options.dawnOptions);
-  keptInstances.push(instance);
-  const first = await instance.requestAdapter({ powerPreference: options.powerPreference });
-  if (first && !isSoftwareAdapter(first)) return { adapter: first, software: false };
-
+  await ensureXdgRuntimeDir();
   const explicitDriver = process.env.VK_ICD_FILENAMES ?? process.env.VK_DRIVER_FILES;
+  // Linux without a GPU device node and no driver named: straight to SwiftShader, no probe.
+  const probe = process.platform !== 'linux' || explicitDriver !== undefined || !options.allowSoftware || (await linuxHasGpuNodes());
+  let first: GPUAdapter | null = null;
+  if (probe) {
+    const instance = dawn.create(options.dawnOptions);
+    keptInstances.push(instance);
+    first = await instance.requestAdapter({ powerPreference: options.powerPreference });
+    if (first && !isSoftwareAdapter(first)) return { adapter: first, software: false };
+  }
+
   if (!options.allowSoftware) {
     throw new GpuUnavailableError(
       first

@@ -1,5 +1,5 @@
 import type { BenchReport, ResultRow } from '../results';
-import { count, loadText, percent, sig3 } from './format';
+import { count, loadText, percent, type RateUnit, rateIn, rateUnit, reportRateUnit, SOFTWARE_NOTE, sig3, skipText } from './format';
 
 function table(headers: string[], rows: string[][], align: Array<'l' | 'r'>): string {
   const escapePipes = (s: string) => s.replace(/\|/g, '\\|');
@@ -10,7 +10,7 @@ function table(headers: string[], rows: string[][], align: Array<'l' | 'r'>): st
   ].join('\n');
 }
 
-function rowCells(r: ResultRow): string[] {
+function rowCells(r: ResultRow, unit: RateUnit): string[] {
   return [
     r.table,
     loadText(r),
@@ -18,7 +18,7 @@ function rowCells(r: ResultRow): string[] {
     count(r.ops),
     sig3(r.gpuMs?.median),
     percent(r.gpuMs?.spread),
-    sig3(r.gops),
+    rateIn(r.gops === null ? null : r.gops * 1e9, unit),
     percent(r.shareOfGather),
     sig3(r.e2eMs?.median),
     r.ok ? 'ok' : `**FAIL**: ${r.note ?? ''}`,
@@ -29,6 +29,8 @@ function rowCells(r: ResultRow): string[] {
 export function formatMarkdown(report: BenchReport): string {
   const d = report.device;
   const r = report.roofline;
+  const unit = reportRateUnit(report);
+  const roofUnit = rateUnit([r.gather4.opsPerSecond, r.gather128.opsPerSecond, r.copy.opsPerSecond]);
   const out: string[] = [
     `# gpuhash-bench: ${report.suite} suite`,
     '',
@@ -38,11 +40,12 @@ export function formatMarkdown(report: BenchReport): string {
     `- driver: ${d.driver || 'unknown'}; subgroups ${d.subgroups ? `${d.subgroupMinSize}-${d.subgroupMaxSize}` : 'no'}`,
     `- table capacity: 2^${Math.log2(report.capacity)} slots; ${report.reps} timed reps after ${report.warmup} warm-up, back to back in one submission`,
     `- keys: fmix32(2j+1), misses fmix32(2j+2)${report.keys.distribution === 'zipf' ? `, find-hit queries Zipf(${report.keys.zipfExponent})` : ''}`,
+    ...(d.isSoftware ? ['', `> ${SOFTWARE_NOTE}`] : []),
     '',
     '## Memory rooflines',
     '',
     table(
-      ['kernel', 'ops', 'GPU ms', 'spread', 'G ops/s', 'GB/s'],
+      ['kernel', 'ops', 'GPU ms', 'spread', `${roofUnit.prefix} ops/s`.trimStart(), 'GB/s'],
       [
         ['random 4-byte gather', r.gather4],
         ['random 128-byte line gather', r.gather128],
@@ -54,7 +57,7 @@ export function formatMarkdown(report: BenchReport): string {
           count(x.ops),
           sig3(x.gpuMs.median),
           percent(x.gpuMs.spread),
-          sig3(x.opsPerSecond / 1e9),
+          rateIn(x.opsPerSecond, roofUnit),
           sig3(x.gbPerSecond),
         ];
       }),
@@ -66,25 +69,18 @@ export function formatMarkdown(report: BenchReport): string {
     const rows = report.results.filter((x) => x.workload === w);
     out.push('', `## ${w}`, '');
     out.push(
-      table(['table', 'load', 'op', 'ops', 'GPU ms', 'spread', 'G ops/s', 'of gather', 'e2e ms', 'ok'], rows.map(rowCells), [
-        'l',
-        'r',
-        'l',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'l',
-      ]),
+      table(
+        ['table', 'load', 'op', 'ops', 'GPU ms', 'spread', `${unit.prefix} ops/s`.trimStart(), 'of gather', 'e2e ms', 'ok'],
+        rows.map((x) => rowCells(x, unit)),
+        ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ),
     );
     const notes = [...new Set(rows.filter((x) => x.ok && x.note).map((x) => x.note as string))];
     if (notes.length > 0 && notes.length <= 3) out.push('', ...notes.map((n) => `- ${n}`));
   }
   if (report.skipped.length > 0) {
     out.push('', '## Skipped', '');
-    for (const s of report.skipped) out.push(`- ${s.table} ${s.workload}${s.load !== undefined ? ` at load ${s.load}` : ''}: ${s.note}`);
+    for (const s of report.skipped) out.push(`- ${skipText(s)}`);
   }
   out.push(
     '',
