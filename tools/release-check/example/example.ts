@@ -1,6 +1,6 @@
 // The README's example as a complete program: what a new user writes after `npm install
 // @gpuhash/hive webgpu`. The release check typechecks it with a plain strict `tsc`, runs it in Node
-// and bundles it for the browser (esbuild, Vite); in every case it reports through
+// and bundles it for the browser (esbuild, Vite, webpack); in every case it reports through
 // `globalThis.gpuhashResult` and the console, and throws when an answer is wrong.
 import { type FindResult, type Gpu, GpuhashError, HiveTable, Op, requestGpu } from '@gpuhash/hive';
 

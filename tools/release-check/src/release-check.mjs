@@ -7,8 +7,8 @@
 //   3. in empty projects, installs @gpuhash/hive, then every table package, with npm and with pnpm;
 //      typechecks the README's example (example/example.ts) and a program using every table with a
 //      plain `tsc --strict --module nodenext --moduleResolution nodenext`, and runs both in Node;
-//   4. bundles the example for the browser with esbuild and with Vite, loads each bundle in headless
-//      Chromium (playwright-core) and checks the answers it reports.
+//   4. bundles the example for the browser with esbuild, Vite and webpack (`target: 'web'`, no Node
+//      polyfills), loads each bundle in headless Chromium (playwright-core) and checks its answers.
 // Prints a line per step and ends with "release check: PASS" (exit 0) or "release check: FAIL".
 //   node tools/release-check/src/release-check.mjs [--keep] [--no-browser]
 import { spawn } from 'node:child_process';
@@ -237,8 +237,41 @@ try {
       });
       assertNoNodeBuiltins('vite', inputs);
     });
+    await step('webpack: browser bundle of example.js (as tsc emitted it)', async () => {
+      const { default: webpack } = await import('webpack');
+      const outdir = join(site, 'webpack-example');
+      const inputs = [];
+      const compiler = webpack({
+        context: app,
+        entry: './example.js',
+        target: 'web',
+        mode: 'production',
+        devtool: false,
+        // No Node polyfills or fallbacks (webpack 5 has none by default): a Node built-in reached
+        // from the browser build fails the build.
+        resolve: { fallback: {} },
+        output: { path: outdir, filename: 'main.js', publicPath: '', clean: true },
+        performance: { hints: false },
+        infrastructureLogging: { level: 'error' },
+        plugins: [
+          {
+            apply: (c) =>
+              c.hooks.compilation.tap('record-inputs', (compilation) =>
+                compilation.hooks.succeedModule.tap('record-inputs', (m) => void inputs.push(m.resource ?? m.identifier())),
+              ),
+          },
+        ],
+      });
+      const stats = await new Promise((resolve, reject) => compiler.run((err, s) => (err ? reject(err) : resolve(s))));
+      await new Promise((resolve) => compiler.close(resolve));
+      if (stats.hasErrors() || stats.hasWarnings()) {
+        throw new Error(`webpack: the build reported problems:\n${stats.toString({ all: false, errors: true, warnings: true })}`);
+      }
+      assertNoNodeBuiltins('webpack', inputs);
+      writeFileSync(join(outdir, 'index.html'), page('<script src="./main.js"></script>'));
+    });
     await step('headless Chromium: load each bundle, check its answers', async () => {
-      for (const name of ['esbuild-example', 'vite-example', 'esbuild-tables']) {
+      for (const name of ['esbuild-example', 'vite-example', 'webpack-example', 'esbuild-tables']) {
         const result = await loadInBrowser(site, `${name}/index.html`);
         if (!result?.ok) throw new Error(`${name}: ${result?.error ?? 'no result'}\n${(result?.console ?? []).join('\n')}`);
         log(`  ${name}: ok; ${result.lines.join(' | ')}`);

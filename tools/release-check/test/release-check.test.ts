@@ -27,7 +27,7 @@ describe('publishable packages', () => {
   });
 });
 
-test('release pipeline: changesets, Verdaccio, npm and pnpm installs, tsc, Node, esbuild, Vite, Chromium', () => {
+test('release pipeline: changesets, Verdaccio, npm and pnpm installs, tsc, Node, esbuild, Vite, webpack, Chromium', () => {
   const script = fileURLToPath(new URL('../src/release-check.mjs', import.meta.url));
   const run = spawnSync(process.execPath, [script], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const output = `${run.stdout}${run.stderr}`;
