@@ -14,8 +14,6 @@ fn push_list(list: u32, entry: u32) {
 }
 // Every failure is counted; indices are kept while the list has room (it holds a batch).
 fn report_failure(index: u32) { push_list(L_FAILED, index); }
-// A retired slot (global index), freed by the release pass once no op of this batch can read it.
-fn push_freed(g: u32) { push_list(L_FREED, g); }
 `,
   { requires: [commonModule], needs: ['params', 'lists'] },
 );

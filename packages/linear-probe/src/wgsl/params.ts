@@ -6,19 +6,14 @@ export const WORKGROUP_SIZE = 256;
 /**
  * The `Params` uniform every linear-probe kernel binds (the layout modules read it): n, the batch
  * size (or the capacity, for passes over the table); mask, capacity - 1; max_probes, the probe
- * bound; aux, per kernel; seed, the hash seed (0 until a rebuild draws a new one to break up
- * colliding keys; u64 keys fold it into their low word). The padding fields keep the struct the
- * 32 bytes the shaders were written against.
+ * bound; seed, the hash seed (0 until a rebuild draws a new one to break up colliding keys; u64
+ * keys fold it into their low word).
  */
 export const linearProbeParams = {
   n: 'u32',
   mask: 'u32',
   max_probes: 'u32',
-  aux: { type: 'u32', default: 0 },
   seed: 'u32',
-  _pad0: { type: 'u32', default: 0 },
-  _pad1: { type: 'u32', default: 0 },
-  _pad2: { type: 'u32', default: 0 },
 } as const;
 
 export type LinearProbeParams = typeof linearProbeParams;
