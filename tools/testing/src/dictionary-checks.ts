@@ -1460,6 +1460,15 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
             `insertOrAssign of the ${distinct} present keys: inserted ${r3.inserted}, capacity ${capacity} -> ${table.capacity}`,
           );
           check(table.size === distinct, `size ${table.size}, expected ${distinct}`);
+          if (table.apply && caps.has('apply')) {
+            // A mixed batch of insert ops on present keys (and finds) grows nothing either.
+            const ops = Uint8Array.from({ length: n }, (_, i) => (i % 4 === 3 ? Op.find : i % 2 === 0 ? Op.insert : Op.insertOrAssign));
+            const r4 = await table.apply({ ops, keys: hostBatch, values });
+            check(
+              table.capacity === capacity && r4.failed.length === 0 && table.size === distinct,
+              `apply of ${n} insert and find ops on ${distinct} present keys: capacity ${capacity} -> ${table.capacity}, size ${table.size}`,
+            );
+          }
         }),
       );
       results.finish('growth sized by new keys');

@@ -4,7 +4,7 @@ import type { Gpu } from '../gpu';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
 import { checkValues, deviceKeyCount, hostKeyWords } from './keys';
-import { describeValue, validateOps } from './ops';
+import { describeValue, Op, validateOps } from './ops';
 import type {
   ApplyBatch,
   ApplyResult,
@@ -144,7 +144,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       const staged = device ? this.stageDeviceApply(batch as DeviceApplyBatch) : this.stageHostApply(batch as ApplyBatch<K>);
       // How many ops of a device batch insert is only known on the device: room as if all of them did.
       const inserts = staged.hostOps ? staged.hostOps.reduce((c, op) => c + (op <= 1 ? 1 : 0), 0) : staged.n;
-      if (this.engine.growth && !this.engine.fits(inserts)) await this.engine.makeRoom(inserts);
+      if (this.engine.growth && !this.engine.fits(inserts)) await this.engine.makeRoom(await this.newKeysOfInserts(staged, inserts));
       const out = this.gpu.createArray('u32', 2 * staged.n, `${this.#owner}.apply.out`);
       if (!device) this.#temporaries.push(out);
       try {
@@ -377,6 +377,25 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       fresh.add(perKey === 1 ? (words[i] as number) : (BigInt(words[2 * i + 1] as number) << 32n) | BigInt(words[2 * i] as number));
     }
     return fresh.size;
+  }
+
+  /**
+   * The room a mixed batch's inserts need: from host arrays, the distinct insert keys not yet in
+   * the table (a lookup pass over them); from device arrays, every op.
+   */
+  private async newKeysOfInserts(staged: StagedApply, inserts: number): Promise<number> {
+    const { hostOps, hostWords } = staged;
+    if (!hostOps || !hostWords) return inserts;
+    const perKey = this.engine.keySpec.wordsPerKey;
+    const words = new Uint32Array(inserts * perKey);
+    let o = 0;
+    for (let i = 0; i < staged.n; i++) {
+      if ((hostOps[i] as number) > Op.insertOrAssign) continue;
+      words.set(hostWords.subarray(i * perKey, (i + 1) * perKey), o);
+      o += perKey;
+    }
+    const keys = this.temporary(this.gpu.upload(words, `${this.#owner}.apply.insert-keys`)).buffer;
+    return this.countNewKeys({ n: inserts, keys, values: undefined, hostWords: words });
   }
 
   private stageHostApply(batch: ApplyBatch<K>): StagedApply {
