@@ -183,8 +183,3 @@ export class InternalError extends GpuhashError {
     this.name = 'InternalError';
   }
 }
-
-/** Throws InvalidArgumentError(`${where}: ${message}`) unless `condition` holds: a precondition in one line. */
-export function expectArg(condition: unknown, where: string, message: string): asserts condition {
-  if (!condition) throw new InvalidArgumentError(`${where}: ${message}`);
-}

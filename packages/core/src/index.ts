@@ -24,7 +24,6 @@ export {
   CapacityError,
   DestroyedError,
   DeviceLostError,
-  expectArg,
   GpuhashError,
   GpuOutOfMemoryError,
   GpuUnavailableError,

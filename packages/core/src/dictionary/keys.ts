@@ -1,7 +1,7 @@
 import { DeviceArray } from '../device-array';
 import { InvalidArgumentError, ReservedKeyError } from '../errors';
 import { describeValue } from './ops';
-import type { KeysInput, KeyType } from './types';
+import type { KeyType } from './types';
 
 /**
  * The host half of a table's key policy (cuCollections' sentinels): the key width and which u32
@@ -24,13 +24,6 @@ export function u32KeySpec(firstReserved: number, names: string): KeySpec<'u32'>
 /** u64 keys (two words, low first), none reserved. */
 export function u64KeySpec(): KeySpec<'u64'> {
   return { type: 'u64', wordsPerKey: 2, firstReserved: undefined, reservedNames: 'no' };
-}
-
-/** Every reserved u32 key of a spec, smallest first. */
-export function reservedKeys(spec: KeySpec): number[] {
-  const out: number[] = [];
-  if (spec.firstReserved !== undefined) for (let k = spec.firstReserved; k <= 0xffffffff; k++) out.push(k);
-  return out;
 }
 
 /** Batch indices of the reserved keys in u32 key words (all of them, in order). */
@@ -80,12 +73,6 @@ export function deviceKeyCount(spec: KeySpec, keys: DeviceArray, where: string):
     throw new InvalidArgumentError(`${where}: u64 keys on the device need two words each, but the array has ${keys.length}`);
   }
   return keys.length / spec.wordsPerKey;
-}
-
-/** The number of keys in a batch, host or device (checking it as above). */
-export function keyCount<K extends KeyType>(spec: KeySpec<K>, keys: KeysInput<K>, where: string): number {
-  if (keys instanceof DeviceArray) return deviceKeyCount(spec, keys, where);
-  return hostKeyWords(spec, keys, where).length / spec.wordsPerKey;
 }
 
 /**
