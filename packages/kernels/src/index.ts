@@ -17,6 +17,7 @@ export {
   CG_NO_LANE,
   cooperativeEntryParams,
   cooperativeModule,
+  cooperativeVariantModule,
   countOneBits,
   emptyMask,
   LaneGrouping,

@@ -14,4 +14,4 @@ export {
 } from './mask';
 export { ballotModel, LaneGrouping } from './model';
 export type { CooperativeOptions } from './module';
-export { cooperativeEntryParams, cooperativeModule } from './module';
+export { cooperativeEntryParams, cooperativeModule, cooperativeVariantModule } from './module';

@@ -122,6 +122,28 @@ export function cooperativeModule(options: CooperativeOptions): WgslModule {
  * with subgroups, nothing without (the fallback module declares them as constants 0 and 1). Ends
  * with a comma when not empty; WGSL accepts a trailing comma in a parameter list.
  */
+const variantModules = new Map<string, WgslModule>();
+
+/**
+ * A module written on the cg_* API, in the variant for `subgroups` (memoised per name and
+ * variant): it requires the matching cooperative module and `deps.requires`; `needs` names the
+ * bindings its code uses, which the including kernel declares.
+ */
+export function cooperativeVariantModule(
+  name: string,
+  subgroups: boolean,
+  code: string,
+  deps: { requires?: readonly WgslModule[]; needs?: readonly string[] } = {},
+): WgslModule {
+  const key = `${name}.${subgroups ? 'sg' : 'fb'}`;
+  let m = variantModules.get(key);
+  if (!m) {
+    const requires = [cooperativeModule({ subgroups }), ...(deps.requires ?? [])];
+    variantModules.set(key, (m = wgslModule(key, code, { requires, needs: deps.needs ?? [] })));
+  }
+  return m;
+}
+
 export function cooperativeEntryParams(options: CooperativeOptions): string {
   return options.subgroups ? '@builtin(subgroup_invocation_id) cg_sg_lane: u32, @builtin(subgroup_size) cg_sg_size: u32,' : '';
 }

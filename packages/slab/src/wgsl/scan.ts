@@ -1,0 +1,85 @@
+import { cooperativeVariantModule, universalModule, type WgslModule, wgslModule } from '@gpuhash/kernels';
+import { layoutModule } from './layout';
+
+/**
+ * How a kernel reads slab cells: 'atomic' through the read-write `slabs` binding (kernels that
+ * write the table, where other groups write concurrently), 'plain' through `slabs_ro`, the same
+ * buffer bound read-only as `array<vec2<u32>>` (lookup kernels: plain loads go through the L1
+ * cache, atomic loads do not).
+ */
+export type SlabRead = 'atomic' | 'plain';
+
+const readModules: Record<SlabRead, WgslModule> = {
+  atomic: wgslModule(
+    'slab.read.atomic',
+    /* wgsl */ `
+fn sl_cell(s: u32, c: u32) -> vec2<u32> {
+  let w = s * 32u + 2u * c;
+  return vec2<u32>(atomicLoad(&slabs[w]), atomicLoad(&slabs[w + 1u]));
+}`,
+    { needs: ['slabs'] },
+  ),
+  plain: wgslModule('slab.read.plain', 'fn sl_cell(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }', {
+    needs: ['slabs_ro'],
+  }),
+};
+
+/**
+ * The cooperative read of one slab (the paper's ReadSlab plus its ballots): the group's G lanes
+ * (G = cg_size(), at most 16, a power of two) read the 16 cells in 16 / G steps, cell c0 + lane
+ * per step, and ballot over them. One call answers, for one key and the whole group:
+ * - key_word: the word holding k (the first, in word order), or NONE; key_value: its value word
+ *   (map and multimap mode);
+ * - free_word: the first word that is EMPTY (or TOMBSTONE, with `reuse`), or NONE;
+ * - busy: whether any key word is BUSY (an insert publishing inside a mixed batch);
+ * - next: the next-slab word (EMPTY_POINTER at a chain's end).
+ * `stop_at_key` ends the read at the step that finds k (next is then not read).
+ */
+const SCAN_CODE = /* wgsl */ `
+struct SlabScan { key_word: u32, key_value: u32, free_word: u32, busy: bool, next: u32 }
+
+/** The bucket of k: the paper's universal hash ((a·k + b) mod p) mod B. */
+fn sl_bucket(k: u32) -> u32 { return hash_universal(k, params.hash_a, params.hash_b, params.buckets); }
+
+fn sl_is_free(w: u32, reuse: bool) -> bool { return w == EMPTY_KEY || (reuse && w == TOMBSTONE_KEY); }
+
+fn sl_scan(s: u32, k: u32, want_key: bool, want_free: bool, reuse: bool, want_busy: bool, stop_at_key: bool) -> SlabScan {
+  var r = SlabScan(NONE, 0u, NONE, false, EMPTY_POINTER);
+  let g = min(cg_size(), SLAB_CELLS);
+  for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
+    let c = c0 + cg_lane();
+    let cell = sl_cell(s, c);
+    let ka = sl_key_a(c);
+    let kb = sl_key_b(c);
+    if (want_key && r.key_word == NONE) {
+      let ma = cg_ballot32(ka && cell.x == k);
+      let mb = cg_ballot32(kb && cell.y == k);
+      if ((ma | mb) != 0u) {
+        r.key_word = sl_first_word(ma, mb, c0);
+        // Map and multimap: the key is in a first word, its value beside it in the same lane.
+        r.key_value = cg_broadcast(cell.y, select(0u, firstTrailingBit(ma), ma != 0u));
+        if (stop_at_key) { break; }
+      }
+    }
+    if (want_free && r.free_word == NONE) {
+      let fa = cg_ballot32(ka && sl_is_free(cell.x, reuse));
+      let fb = cg_ballot32(kb && sl_is_free(cell.y, reuse));
+      r.free_word = sl_first_word(fa, fb, c0);
+    }
+    if (want_busy) {
+      r.busy = r.busy || cg_any((ka && cell.x == BUSY_KEY) || (kb && cell.y == BUSY_KEY));
+    }
+    // The last step holds cell 15, whose second word is the next-slab index.
+    if (c0 + g >= SLAB_CELLS) { r.next = cg_broadcast(cell.y, NEXT_CELL - c0); }
+  }
+  return r;
+}
+`;
+
+/** `sl_scan` and `sl_bucket` over the chosen read, for the chosen cooperative variant. */
+export function scanModule(read: SlabRead, subgroups: boolean): WgslModule {
+  return cooperativeVariantModule(`slab.scan.${read}`, subgroups, SCAN_CODE, {
+    requires: [layoutModule, universalModule, readModules[read]],
+    needs: ['params'],
+  });
+}
