@@ -9,6 +9,7 @@ import {
 } from '@gpuhash/core';
 import { SlabEngine } from './engine';
 import { bucketsFor, entriesPerSlab, expectedPoolSlabs, SLAB_BYTES, type SlabMode } from './geometry';
+import type { PoolGeometry } from './pool';
 import type { SlabOptions, SlabStats } from './types';
 
 /** The defaults of every slab table option but capacity. */
@@ -21,7 +22,7 @@ export const SLAB_DEFAULTS = {
   seed: 0x5eed,
 } as const;
 
-const OWN_OPTIONS = ['buckets', 'targetChainLength', 'subgroups', 'tile', 'seed'];
+const OWN_OPTIONS = ['buckets', 'targetChainLength', 'poolSlabs', 'subgroups', 'tile', 'seed'];
 
 /** Checks a slab table's options and builds its engine, cleared. */
 export async function createSlabEngine(gpu: Gpu, where: string, options: SlabOptions, mode: SlabMode): Promise<SlabEngine> {
@@ -41,7 +42,8 @@ export async function createSlabEngine(gpu: Gpu, where: string, options: SlabOpt
   if (subgroups && !gpu.subgroups.supported)
     throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
   // The first pool: what `capacity` keys are expected to need beyond the base slabs, under the fill bound.
-  const pool = Math.ceil(expectedPoolSlabs(shared.capacity, buckets, entriesPerSlab(mode)) / shared.maxLoadFactor);
+  const pool = options.poolSlabs ?? Math.ceil(expectedPoolSlabs(shared.capacity, buckets, entriesPerSlab(mode)) / shared.maxLoadFactor);
+  integerIn(where, 'poolSlabs', pool, 1, 2 ** 27);
   gpu.checkBufferSize((buckets + pool) * SLAB_BYTES, `${where}: the slab array (${buckets} buckets)`);
   return gpu.run(where, async () => {
     const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile, subgroups, seed };
@@ -106,6 +108,22 @@ export abstract class SlabTableBase extends DictionaryTable<'u32', SlabEngine> {
   get slabsBuffer(): GPUBuffer {
     if (this.isDestroyed) throw new InvalidArgumentError(`${this.owner}.slabsBuffer: the table was destroyed`);
     return this.engine.pool.slabs;
+  }
+
+  /** SlabAlloc's bitmaps: a bit per pool slab, set while the slab is allocated. */
+  get bitmapBuffer(): GPUBuffer {
+    if (this.isDestroyed) throw new InvalidArgumentError(`${this.owner}.bitmapBuffer: the table was destroyed`);
+    return this.engine.pool.bitmap;
+  }
+
+  /** The pool's geometry: super blocks, memory blocks per super block, bitmap words per block, slabs. */
+  get poolGeometry(): PoolGeometry {
+    return { ...this.engine.pool.geometry };
+  }
+
+  /** The universal hash's coefficients: bucket(k) = ((a·k + b) mod (2^32 - 5)) mod buckets. */
+  get hashParams(): { a: number; b: number } {
+    return { ...this.engine.hash };
   }
 
   /**

@@ -16,6 +16,11 @@ export interface SlabOptions extends DictionaryOptions {
   subgroups?: boolean;
   /** Lanes per cooperative group: 1, 2, 4, 8 or 16 (default 16, a slab's 16 cells), capped at the subgroup size. */
   tile?: number;
+  /**
+   * Slabs to preallocate in the pool (default: what `capacity` keys are expected to need, over
+   * maxLoadFactor). The pool grows from there when growth is on.
+   */
+  poolSlabs?: number;
   /** Seed of the universal hash's coefficients (default fixed, so runs are reproducible). */
   seed?: number;
 }

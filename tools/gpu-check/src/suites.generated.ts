@@ -16,6 +16,10 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
       import('../../../packages/linear-probe/test/table.checks'),
       import('../../../packages/linear-probe/test/u64.checks'),
     ]),
+  'slab': () =>
+    Promise.all([
+      import('../../../packages/slab/test/conformance.checks'),
+    ]),
   'hive': () =>
     Promise.all([
       import('../../../packages/hive/test/conformance.checks'),

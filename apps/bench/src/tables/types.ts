@@ -4,7 +4,7 @@ import { type Dictionary, type DictionaryOptions, type Gpu, Op } from '@gpuhash/
  * What a table can do, as the workloads ask for it. A workload runs on a table only when the
  * table has every capability it needs; otherwise it is skipped with a note.
  */
-export type Capability = 'insert' | 'find' | 'erase' | 'mixed' | 'host';
+export type Capability = 'insert' | 'find' | 'erase' | 'mixed' | 'host' | 'alloc';
 
 /** Op codes of mixed batches as the bench writes them: core's Op (an adapter translates if its table differs). */
 export const BenchOp = { insert: Op.insert, find: Op.find, erase: Op.erase } as const;
@@ -56,6 +56,14 @@ export interface BenchTable {
     out: GPUBuffer,
     timestampWrites?: TimestampWrites,
   ): void;
+  /**
+   * The table's slab allocator alone (capability 'alloc', SlabHash): n slabs, one per invocation,
+   * their indices to `out`; `encodeFree` gives them back.
+   */
+  encodeAllocate?(encoder: GPUCommandEncoder, n: number, out: GPUBuffer, timestampWrites?: TimestampWrites): void;
+  encodeFree?(encoder: GPUCommandEncoder, list: GPUBuffer, n: number): void;
+  /** Slabs the allocator's pool holds (capability 'alloc'). */
+  readonly allocatorSlabs?: number;
   /** Live keys after everything submitted so far has run (reads the count back from the GPU). */
   size(): Promise<number>;
   /** The table's host API (capability 'host'). */

@@ -61,6 +61,8 @@ export interface Workload {
   readonly requires: readonly Capability[];
   /** Runs once per load factor (true) or once per table (false). */
   readonly perLoad: boolean;
+  /** Runs only when `--workload` names it (a study rather than part of every suite). */
+  readonly optIn?: boolean;
   run(ctx: WorkloadContext, load: number): Promise<ResultRow[]>;
   /**
    * The same operation through the table's host API, wall clock (capability 'host'). The runner

@@ -71,3 +71,49 @@ export const incremental: Workload = {
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
+
+/**
+ * The incremental workload for a static table (SlabHash's Fig. 6, where CUDPP's cuckoo table is
+ * rebuilt from scratch for each batch): after each batch of 2^b new keys, the table is rebuilt
+ * with every key so far, one timed pass each. Compare with `incremental` on a dynamic table.
+ */
+export const incrementalRebuild: Workload = {
+  name: 'incremental-rebuild',
+  description: 'rebuild from scratch with every key so far after each batch of 2^b keys',
+  requires: ['insert'],
+  perLoad: false,
+  // Quadratic in the batch count: run it at the paper's sizes (--capacity-log2 21, --batch-log2 15..17).
+  optIn: true,
+  async run(ctx) {
+    const { table, keys, capacity } = ctx;
+    const size = 2 ** ctx.batchLog2;
+    const target = Math.max(...ctx.loads);
+    const batches = Math.floor((target * capacity) / size);
+    if (batches === 0) throw new Error(`a batch of ${size} keys exceeds load ${target} of ${capacity} slots`);
+    const times = await timeWorkload(ctx, 'bench.incremental-rebuild', (encoder, time) => {
+      for (let b = 0; b < batches; b++) {
+        table.encodeReset(encoder);
+        table.encodeInsert(encoder, keys.hitKeys, keys.hitValues, (b + 1) * size, time(`batch ${b}`));
+      }
+    });
+    const problems = sizeProblems(await table.size(), batches * size);
+    const perRep = new Array<number>(ctx.reps).fill(0);
+    for (let b = 0; b < batches; b++) {
+      samplesOf(times, `batch ${b}`).forEach((ms, r) => {
+        perRep[r] = (perRep[r] ?? 0) + ms;
+      });
+    }
+    return [
+      makeRow(ctx, {
+        workload: 'incremental-rebuild',
+        load: 0,
+        loadTo: round(target),
+        operation: 'insert',
+        ops: batches * size,
+        samples: perRep,
+        problems,
+        note: `${batches} batches of ${size}; each rebuilds the table (ops counts each key once)`,
+      }),
+    ];
+  },
+};

@@ -1,8 +1,9 @@
+import { alloc } from './alloc';
 import { build } from './build';
 import type { Workload } from './context';
 import { eraseFind } from './erase-find';
 import { findHit, findMiss } from './find';
-import { incremental } from './incremental';
+import { incremental, incrementalRebuild } from './incremental';
 import { mixedHive, mixedSlabU20, mixedSlabU40, mixedSlabU100 } from './mixed';
 
 export type { KeyBuffers, Workload, WorkloadContext } from './context';
@@ -18,6 +19,8 @@ export const WORKLOADS: readonly Workload[] = [
   mixedSlabU40,
   mixedSlabU20,
   incremental,
+  incrementalRebuild,
+  alloc,
 ];
 
 /** Names `--workload` accepts: every workload and every group. */
@@ -28,6 +31,6 @@ export function workloadNames(workloads: readonly Workload[] = WORKLOADS): strin
 
 /** The workloads a `--workload` list selects (all when the list is null), in run order. */
 export function selectWorkloads(names: readonly string[] | null, workloads: readonly Workload[] = WORKLOADS): Workload[] {
-  if (names === null) return [...workloads];
+  if (names === null) return workloads.filter((w) => !w.optIn);
   return workloads.filter((w) => names.includes(w.name) || (w.group !== undefined && names.includes(w.group)));
 }

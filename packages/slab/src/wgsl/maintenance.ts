@@ -244,7 +244,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, layoutModule, slabAllocModule(v.subgroups, talliesModule), talliesModule], constants: {} },
+      { modules: [gridModule, layoutModule, slabAllocModule(v.subgroups, talliesModule), talliesModule], constants: { SET_MODE: false } },
     ),
 });
 
@@ -265,6 +265,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, layoutModule, atomicHelpers('bitmap', 'bm'), slabAllocModule(false, talliesModule), talliesModule] },
+      {
+        modules: [gridModule, layoutModule, atomicHelpers('bitmap', 'bm'), slabAllocModule(false, talliesModule), talliesModule],
+        constants: { SET_MODE: false },
+      },
     ),
 });

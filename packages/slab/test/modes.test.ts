@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { modeChecks } from './modes.checks';
+
+describeChecks(modeChecks);
