@@ -1,6 +1,6 @@
 import { type CheckContext, check, defineChecks, type GpuCheck, type Rng, universe } from '@gpuhash/testing';
 import fc from 'fast-check';
-import { Op, RESERVED_KEYS, SlabHashMap, SlabMultimap, type SlabOptions, SlabSet, type SlabTableBase } from '../src';
+import { Op, RESERVED_KEYS, SlabHashMap, SlabMultimap, type SlabOptions, SlabSet } from '../src';
 import { readLayout } from './invariants';
 
 /**
@@ -278,7 +278,7 @@ const multimapCheck: GpuCheck = {
                     const want = cmd.op === 'eraseAll' ? 0 : Math.max(0, had.length - times);
                     check(left.length === want && isSubMultiset(left, had), `${what}: 0x${k.toString(16)} kept [${left}] of [${had}]`);
                   }
-                  model = new Map([...model].map(([k, l]) => [k, after.get(k) ?? []]));
+                  model = new Map([...model].map(([k, _l]) => [k, after.get(k) ?? []]));
                   for (const [k, l] of model) if (l.length === 0) model.delete(k);
                 }
               }
