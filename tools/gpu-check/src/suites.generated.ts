@@ -19,6 +19,8 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
   'slab': () =>
     Promise.all([
       import('../../../packages/slab/test/conformance.checks'),
+      import('../../../packages/slab/test/modes.checks'),
+      import('../../../packages/slab/test/stress.checks'),
     ]),
   'hive': () =>
     Promise.all([

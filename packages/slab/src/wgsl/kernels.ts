@@ -37,7 +37,7 @@ function modeConstants(mode: SlabMode) {
  * entry `i` (its batch index: `sel[t]` when rerunning a subset) has `key` and `live`, and a queue
  * loop that runs \`body\` for source lane `src` and key `k` (the caller closes both loops).
  */
-function wcwsHead(subgroups: boolean, tile: number, load: string): string {
+function wcwsHead(subgroups: boolean, tile: number, load: string, declare = ''): string {
   return /* wgsl */ `${entry(subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, ${tile}u);
   sa_group_init(wid, nwg, lid);
@@ -49,17 +49,22 @@ function wcwsHead(subgroups: boolean, tile: number, load: string): string {
     // What else the kernel reads per entry (a value, an op code, an offset).
     var value_word = 0u;
     var op_word = 0u;
+    ${declare}
     if (t < params.n) {
       if (params.use_sel == 1u) { i = sel[t]; }
       key = keys[i];
       ${load}
     }
+    // Each lane hashes its own key once; the loop broadcasts key and bucket from the source lane.
+    var bucket = 0u;
+    if (live) { bucket = sl_bucket(key); }
     var queue = cg_ballot32(live);
     loop {
       if (queue == 0u) { break; }
       let src = firstTrailingBit(queue);
       queue &= queue - 1u;
-      let k = cg_broadcast(key, src);`;
+      let k = cg_broadcast(key, src);
+      let home = cg_broadcast(bucket, src);`;
 }
 
 /** Where a kernel without the allocator still calls sa_group_init. */
@@ -90,7 +95,7 @@ export const insertKernel = defineKernel({
 ${decls}
 ${WITH_ALLOC}
 ${wcwsHead(v.subgroups, v.tile, 'value_word = values[i]; if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
-      let r = sl_insert(k, value_word, src, ASSIGN);
+      let r = sl_insert(k, home, value_word, src, ASSIGN);
       if (cg_lane() == src) {
         if (r == INS_ADDED_EMPTY || r == INS_ADDED_TOMB) { count(T_ADDED, 1u); }
         if (r == INS_ADDED_TOMB) { count(T_UNTOMBED, 1u); }
@@ -128,12 +133,14 @@ export const findKernel = defineKernel({
 ${decls}
 ${NO_ALLOC}
 fn sl_gather(at: u32, value: u32) {}
-${wcwsHead(v.subgroups, v.tile, 'live = !sl_reserved(key); if (!live) { out_values[i] = 0u; out_found[i] = 0u; }')}
-      let r = sl_find(k);
-      if (cg_lane() == src) {
-        out_values[i] = r.x;
-        out_found[i] = r.y;
-      }
+${wcwsHead(v.subgroups, v.tile, 'live = !sl_reserved(key); if (!live) { out_values[i] = 0u; out_found[i] = 0u; }', 'var result = vec2<u32>(0u, 0u);')}
+      let r = sl_find(k, home);
+      if (cg_lane() == src) { result = r; }
+    }
+    // Every lane writes its own answer: one coalesced store per chunk, not one per op.
+    if (live) {
+      out_values[i] = result.x;
+      out_found[i] = result.y;
     }
   }
 }`,
@@ -164,7 +171,7 @@ ${NO_ALLOC}
 fn sl_gather(at: u32, value: u32) { out_values[at] = value; }
 ${wcwsHead(v.subgroups, v.tile, 'if (GATHER) { value_word = offsets[i]; } live = !sl_reserved(key); if (!live && !GATHER) { out_counts[i] = 0u; }')}
       let at = cg_broadcast(value_word, src);
-      let copies = sl_walk_copies(k, GATHER, at);
+      let copies = sl_walk_copies(k, home, GATHER, at);
       if (!GATHER && cg_lane() == src) { out_counts[i] = copies; }
     }
   }
@@ -190,7 +197,7 @@ ${decls}
 ${NO_ALLOC}
 ${wcwsHead(v.subgroups, v.tile, 'if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
       var erased = 0u;
-      if (ALL) { erased = sl_erase_all(k); } else { erased = sl_erase_one(k, src); }
+      if (ALL) { erased = sl_erase_all(k, home); } else { erased = sl_erase_one(k, home, src); }
       if (cg_lane() == src && erased > 0u) {
         count(T_ERASED, erased);
         if (UNIQUE) { count(T_TOMBED, erased); }
@@ -244,16 +251,16 @@ ${wcwsHead(
       let op = cg_broadcast(op_word, src);
       var result = vec2<u32>(0u, 0u);
       if (op <= 1u) {
-        let r = sl_insert(k, value_word, src, op == 1u);
+        let r = sl_insert(k, home, value_word, src, op == 1u);
         if (cg_lane() == src) {
           if (r == INS_ADDED_EMPTY) { count(T_ADDED, 1u); result.y = 1u; }
           if (r == INS_NO_SLAB) { count(T_EXHAUSTED, 1u); report_failure(i); }
           if (r == INS_CONTENDED) { report_failure(i | FAILURE_CONTENDED); }
         }
       } else if (op == 2u) {
-        result = sl_find(k);
+        result = sl_find(k, home);
       } else {
-        let erased = sl_erase_one(k, src);
+        let erased = sl_erase_one(k, home, src);
         if (cg_lane() == src && erased > 0u) {
           count(T_ERASED, 1u);
           if (UNIQUE) { count(T_TOMBED, 1u); }

@@ -3,16 +3,17 @@ import { layoutModule } from './layout';
 import { type SlabRead, scanModule } from './scan';
 
 /**
- * SEARCH, COUNT and SEARCHALL, run by a whole cooperative group for one key (the source lane's).
+ * SEARCH, COUNT and SEARCHALL, run by a whole cooperative group for one key (the source lane's)
+ * and its bucket, `home`.
  * Lookups never write, so lookup kernels read through the plain binding; mixed batches use these
  * over atomic reads.
  */
 const LOOKUPS_CODE = /* wgsl */ `
 /** SEARCH: (value, 1) of the first copy of k in its chain, or (0, 0). */
-fn sl_find(k: u32) -> vec2<u32> {
-  var s = sl_bucket(k);
+fn sl_find(k: u32, home: u32) -> vec2<u32> {
+  var s = home;
   for (var hops = 0u; hops < params.max_hops; hops++) {
-    let r = sl_scan(s, k, true, false, false, false, true);
+    let r = sl_scan(s, k, true, true, false, false, false, true);
     if (r.key_word != NONE) { return vec2<u32>(select(r.key_value, 0u, SET_MODE), 1u); }
     if (r.next == EMPTY_POINTER) { break; }
     s = r.next;
@@ -24,8 +25,8 @@ fn sl_find(k: u32) -> vec2<u32> {
  * Walks k's chain and counts its copies (multimap mode: key words only). With \`gather\`, each
  * copy's value is also written to out_values[at + rank], copies in chain order.
  */
-fn sl_walk_copies(k: u32, gather: bool, at: u32) -> u32 {
-  var s = sl_bucket(k);
+fn sl_walk_copies(k: u32, home: u32, gather: bool, at: u32) -> u32 {
+  var s = home;
   var copies = 0u;
   let g = min(cg_size(), SLAB_CELLS);
   for (var hops = 0u; hops < params.max_hops; hops++) {

@@ -39,21 +39,20 @@ const SL_MAX_ATTEMPTS: u32 = 4096u;
  * goes EMPTY -> BUSY -> k around the value's store, so a find that sees k sees its value.
  */
 fn sl_claim(word: u32, k: u32, v: u32) -> u32 {
-  let seen = atomicLoad(&slabs[word]);
-  if (!sl_is_free(seen, REUSE)) { return 0u; }
-  let kind = select(1u, 2u, seen == TOMBSTONE_KEY);
-  if (SET_MODE) {
-    return select(0u, kind, atomicCompareExchangeWeak(&slabs[word], seen, k).exchanged);
+  // In MIXED batches the key word goes EMPTY -> BUSY -> k around the value's store.
+  let desired = select(k, BUSY_KEY, MIXED && !SET_MODE);
+  // EMPTY first (the common case, one CAS); a TOMBSTONE only where this batch may reuse one.
+  var kind = 0u;
+  let r = atomicCompareExchangeWeak(&slabs[word], EMPTY_KEY, desired);
+  if (r.exchanged) {
+    kind = 1u;
+  } else if (REUSE && r.old_value == TOMBSTONE_KEY) {
+    if (atomicCompareExchangeWeak(&slabs[word], TOMBSTONE_KEY, desired).exchanged) { kind = 2u; }
   }
-  if (MIXED) {
-    if (!atomicCompareExchangeWeak(&slabs[word], seen, BUSY_KEY).exchanged) { return 0u; }
-    atomicStore(&slabs[word + 1u], v);
-    atomicStore(&slabs[word], k);
-    return kind;
-  }
-  // Nothing reads the table in an insert batch: the value may follow the key.
-  if (!atomicCompareExchangeWeak(&slabs[word], seen, k).exchanged) { return 0u; }
+  if (kind == 0u || SET_MODE) { return kind; }
   atomicStore(&slabs[word + 1u], v);
+  // Nothing reads the table in an insert batch, so there the value may follow the key.
+  if (MIXED) { atomicStore(&slabs[word], k); }
   return kind;
 }
 
@@ -63,8 +62,8 @@ fn sl_claim(word: u32, k: u32, v: u32) -> u32 {
  * the slot holds the key, which can never succeed: here a present key is settled by a store to
  * its value word (or nothing), never a CAS.
  */
-fn sl_insert(k: u32, v: u32, src: u32, assign: bool) -> u32 {
-  var start = sl_bucket(k);
+fn sl_insert(k: u32, home: u32, v: u32, src: u32, assign: bool) -> u32 {
+  var start = home;
   for (var attempt = 0u; attempt < SL_MAX_ATTEMPTS; attempt++) {
     var s = start;
     var tail = start;
@@ -74,7 +73,7 @@ fn sl_insert(k: u32, v: u32, src: u32, assign: bool) -> u32 {
     var found_w = NONE;
     var busy = false;
     for (var hops = 0u; hops < params.max_hops; hops++) {
-      let r = sl_scan(s, k, UNIQUE, free_s == NONE, REUSE, MIXED && UNIQUE, true);
+      let r = sl_scan(s, k, UNIQUE, false, free_s == NONE, REUSE, MIXED && UNIQUE, true);
       if (r.key_word != NONE) { found_s = s; found_w = r.key_word; break; }
       busy = busy || r.busy;
       if (free_s == NONE && r.free_word != NONE) {
@@ -126,10 +125,10 @@ const ERASE_CODE = /* wgsl */ `
  * k, by the source lane (the paper's pseudocode writes the source lane's word instead). Returns
  * 1 when this call erased a copy.
  */
-fn sl_erase_one(k: u32, src: u32) -> u32 {
-  var s = sl_bucket(k);
+fn sl_erase_one(k: u32, home: u32, src: u32) -> u32 {
+  var s = home;
   for (var hops = 0u; hops < params.max_hops; hops++) {
-    let r = sl_scan(s, k, true, false, false, false, true);
+    let r = sl_scan(s, k, true, false, false, false, false, true);
     if (r.key_word != NONE) {
       var done = 0u;
       if (cg_lane() == src) {
@@ -147,15 +146,15 @@ fn sl_erase_one(k: u32, src: u32) -> u32 {
 }
 
 /** DELETEALL (multimap): every copy of k becomes EMPTY, each by the lane that read it. Returns how many. */
-fn sl_erase_all(k: u32) -> u32 {
-  var s = sl_bucket(k);
+fn sl_erase_all(k: u32, home: u32) -> u32 {
+  var s = home;
   var erased = 0u;
   let g = min(cg_size(), SLAB_CELLS);
   for (var hops = 0u; hops < params.max_hops; hops++) {
     var next = EMPTY_POINTER;
     for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
       let c = c0 + cg_lane();
-      let cell = sl_cell(s, c);
+      let cell = sl_cell_keys(s, c);
       var mine = false;
       if (sl_key_a(c) && cell.x == k) { mine = atomicCompareExchangeWeak(&slabs[s * 32u + 2u * c], k, EMPTY_KEY).exchanged; }
       erased += countOneBits(cg_ballot32(mine));

@@ -16,12 +16,22 @@ const readModules: Record<SlabRead, WgslModule> = {
 fn sl_cell(s: u32, c: u32) -> vec2<u32> {
   let w = s * 32u + 2u * c;
   return vec2<u32>(atomicLoad(&slabs[w]), atomicLoad(&slabs[w + 1u]));
+}
+/** Cell c without its value word (map and multimap updates read keys and the next word only). */
+fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> {
+  let w = s * 32u + 2u * c;
+  var y = 0u;
+  if (SET_MODE || c == NEXT_CELL) { y = atomicLoad(&slabs[w + 1u]); }
+  return vec2<u32>(atomicLoad(&slabs[w]), y);
 }`,
-    { needs: ['slabs'] },
+    { needs: ['slabs', 'SET_MODE'] },
   ),
-  plain: wgslModule('slab.read.plain', 'fn sl_cell(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }', {
-    needs: ['slabs_ro'],
-  }),
+  plain: wgslModule(
+    'slab.read.plain',
+    `fn sl_cell(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }
+fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }`,
+    { needs: ['slabs_ro'] },
+  ),
 };
 
 /**
@@ -38,32 +48,36 @@ fn sl_cell(s: u32, c: u32) -> vec2<u32> {
 const SCAN_CODE = /* wgsl */ `
 struct SlabScan { key_word: u32, key_value: u32, free_word: u32, busy: bool, next: u32 }
 
-/** The bucket of k: the paper's universal hash ((a·k + b) mod p) mod B. */
+/** The bucket of k: the paper's universal hash ((a·k + b) mod p) mod B. Each lane hashes its own key, once, before the WCWS loop. */
 fn sl_bucket(k: u32) -> u32 { return hash_universal(k, params.hash_a, params.hash_b, params.buckets); }
 
 fn sl_is_free(w: u32, reuse: bool) -> bool { return w == EMPTY_KEY || (reuse && w == TOMBSTONE_KEY); }
 
-fn sl_scan(s: u32, k: u32, want_key: bool, want_free: bool, reuse: bool, want_busy: bool, stop_at_key: bool) -> SlabScan {
+fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, reuse: bool, want_busy: bool, stop_at_key: bool) -> SlabScan {
   var r = SlabScan(NONE, 0u, NONE, false, EMPTY_POINTER);
   let g = min(cg_size(), SLAB_CELLS);
   for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
     let c = c0 + cg_lane();
-    let cell = sl_cell(s, c);
+    var cell: vec2<u32>;
+    if (want_value) { cell = sl_cell(s, c); } else { cell = sl_cell_keys(s, c); }
     let ka = sl_key_a(c);
     let kb = sl_key_b(c);
     if (want_key && r.key_word == NONE) {
       let ma = cg_ballot32(ka && cell.x == k);
-      let mb = cg_ballot32(kb && cell.y == k);
+      // Second words hold keys only in a set (a constant branch: one ballot in map mode).
+      var mb = 0u;
+      if (SET_MODE) { mb = cg_ballot32(kb && cell.y == k); }
       if ((ma | mb) != 0u) {
         r.key_word = sl_first_word(ma, mb, c0);
         // Map and multimap: the key is in a first word, its value beside it in the same lane.
-        r.key_value = cg_broadcast(cell.y, select(0u, firstTrailingBit(ma), ma != 0u));
+        if (want_value && !SET_MODE) { r.key_value = cg_broadcast(cell.y, firstTrailingBit(ma)); }
         if (stop_at_key) { break; }
       }
     }
     if (want_free && r.free_word == NONE) {
       let fa = cg_ballot32(ka && sl_is_free(cell.x, reuse));
-      let fb = cg_ballot32(kb && sl_is_free(cell.y, reuse));
+      var fb = 0u;
+      if (SET_MODE) { fb = cg_ballot32(kb && sl_is_free(cell.y, reuse)); }
       r.free_word = sl_first_word(fa, fb, c0);
     }
     if (want_busy) {
