@@ -46,7 +46,10 @@ export async function createSlabEngine(gpu: Gpu, where: string, options: SlabOpt
   integerIn(where, 'poolSlabs', pool, 1, 2 ** 27);
   gpu.checkBufferSize((buckets + pool) * SLAB_BYTES, `${where}: the slab array (${buckets} buckets)`);
   return gpu.run(where, async () => {
-    const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile, subgroups, seed };
+    // Groups never span more than the smallest subgroup the device may run (the kernels take the
+    // group size as a constant); without subgroups each invocation is its own group.
+    const lanes = subgroups ? Math.max(1, Math.min(tile, gpu.subgroups.minSize)) : 1;
+    const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile: lanes, subgroups, seed };
     const engine = new SlabEngine(gpu, buckets, pool, settings);
     const encoder = gpu.device.createCommandEncoder();
     engine.encodeClear(encoder);
@@ -97,6 +100,11 @@ export abstract class SlabTableBase extends DictionaryTable<'u32', SlabEngine> {
   /** Whether cooperative groups are subgroup tiles. */
   get subgroups(): boolean {
     return this.engine.settings.subgroups;
+  }
+
+  /** Lanes per cooperative group in force (the tile option, capped at the device's smallest subgroup; 1 without subgroups). */
+  get tile(): number {
+    return this.engine.settings.tile;
   }
 
   /** Erased slots still taking room (map and set mode), as of the last host operation. */

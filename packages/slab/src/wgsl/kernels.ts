@@ -12,8 +12,9 @@ import { talliesModule } from './tallies';
  * (WCWS, the paper's §IV-A): each lane takes one batch entry; the group ballots which lanes have
  * work, and while any do, takes the lowest such lane's key (a broadcast), runs the op together
  * over the key's chain, and the source lane writes the result. Groups are aligned tiles of
- * `tile` lanes of a subgroup (a slab is 16 cells, so at most 16 lanes are useful); without
- * subgroups each invocation is a group of one that reads a slab in 16 steps.
+ * `tile` lanes of a subgroup (the constant TILE: a slab is 16 cells, so at most 16 lanes are
+ * useful, and no more than the device's smallest subgroup); without subgroups TILE is 1 and each
+ * invocation is a group of one that reads a slab in 16 steps.
  */
 
 /** Variant fields every cooperative kernel has. */
@@ -39,7 +40,7 @@ function modeConstants(mode: SlabMode) {
  */
 function wcwsHead(subgroups: boolean, tile: number, load: string, declare = ''): string {
   return /* wgsl */ `${entry(subgroups)} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, ${tile}u);
+  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
   sa_group_init(wid, nwg, lid);
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let t = base + lid;
@@ -108,7 +109,7 @@ ${wcwsHead(v.subgroups, v.tile, 'value_word = values[i]; if (sl_reserved(key)) {
 }`,
       {
         modules: [gridModule, layoutModule, insertModule(v.subgroups), talliesModule, failureListModule],
-        constants: { ...modeConstants(v.mode), MIXED: false, REUSE: v.reuse && v.mode !== 'multimap', ASSIGN: v.assign },
+        constants: { ...modeConstants(v.mode), TILE: v.tile, MIXED: false, REUSE: v.reuse && v.mode !== 'multimap', ASSIGN: v.assign },
       },
     ),
 });
@@ -144,7 +145,7 @@ ${wcwsHead(v.subgroups, v.tile, 'live = !sl_reserved(key); if (!live) { out_valu
     }
   }
 }`,
-      { modules: [gridModule, layoutModule, lookupsModule('plain', v.subgroups)], constants: modeConstants(v.mode) },
+      { modules: [gridModule, layoutModule, lookupsModule('plain', v.subgroups)], constants: { ...modeConstants(v.mode), TILE: v.tile } },
     ),
 });
 
@@ -178,7 +179,7 @@ ${wcwsHead(v.subgroups, v.tile, 'if (GATHER) { value_word = offsets[i]; } live =
 }`,
       {
         modules: [gridModule, layoutModule, lookupsModule('plain', v.subgroups)],
-        constants: { ...modeConstants(v.mode), GATHER: v.gather },
+        constants: { ...modeConstants(v.mode), TILE: v.tile, GATHER: v.gather },
       },
     ),
 });
@@ -208,7 +209,7 @@ ${wcwsHead(v.subgroups, v.tile, 'if (sl_reserved(key)) { report_failure(i | FAIL
 }`,
       {
         modules: [gridModule, layoutModule, eraseModule(v.subgroups), talliesModule, failureListModule],
-        constants: { ...modeConstants(v.mode), ALL: v.all },
+        constants: { ...modeConstants(v.mode), TILE: v.tile, ALL: v.all },
       },
     ),
 });
@@ -282,7 +283,7 @@ ${wcwsHead(
           talliesModule,
           failureListModule,
         ],
-        constants: { ...modeConstants(v.mode), MIXED: true, REUSE: false },
+        constants: { ...modeConstants(v.mode), TILE: v.tile, MIXED: true, REUSE: false },
       },
     ),
 });

@@ -28,7 +28,7 @@ fn sl_find(k: u32, home: u32) -> vec2<u32> {
 fn sl_walk_copies(k: u32, home: u32, gather: bool, at: u32) -> u32 {
   var s = home;
   var copies = 0u;
-  let g = min(cg_size(), SLAB_CELLS);
+  let g = TILE;
   for (var hops = 0u; hops < params.max_hops; hops++) {
     var next = EMPTY_POINTER;
     for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
@@ -51,6 +51,6 @@ fn sl_walk_copies(k: u32, home: u32, gather: bool, at: u32) -> u32 {
 export function lookupsModule(read: SlabRead, subgroups: boolean): WgslModule {
   return cooperativeVariantModule(`slab.lookups.${read}`, subgroups, LOOKUPS_CODE, {
     requires: [layoutModule, scanModule(read, subgroups)],
-    needs: ['params', 'SET_MODE', 'sl_gather'],
+    needs: ['params', 'SET_MODE', 'TILE', 'sl_gather'],
   });
 }

@@ -149,7 +149,7 @@ fn sl_erase_one(k: u32, home: u32, src: u32) -> u32 {
 fn sl_erase_all(k: u32, home: u32) -> u32 {
   var s = home;
   var erased = 0u;
-  let g = min(cg_size(), SLAB_CELLS);
+  let g = TILE;
   for (var hops = 0u; hops < params.max_hops; hops++) {
     var next = EMPTY_POINTER;
     for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
@@ -179,6 +179,6 @@ export function insertModule(subgroups: boolean): WgslModule {
 export function eraseModule(subgroups: boolean): WgslModule {
   return cooperativeVariantModule('slab.erase', subgroups, ERASE_CODE, {
     requires: [layoutModule, scanModule('atomic', subgroups)],
-    needs: ['params', 'slabs', 'UNIQUE'],
+    needs: ['params', 'slabs', 'UNIQUE', 'TILE'],
   });
 }

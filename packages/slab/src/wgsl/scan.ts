@@ -35,9 +35,9 @@ fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }`,
 };
 
 /**
- * The cooperative read of one slab (the paper's ReadSlab plus its ballots): the group's G lanes
- * (G = cg_size(), at most 16, a power of two) read the 16 cells in 16 / G steps, cell c0 + lane
- * per step, and ballot over them. One call answers, for one key and the whole group:
+ * The cooperative read of one slab (the paper's ReadSlab plus its ballots): the group's TILE
+ * lanes (a constant of the kernel: 1..16, a power of two, no more than the subgroup) read the 16
+ * cells in SL_STEPS = 16 / TILE steps, cell j·TILE + lane at step j, and ballot over them. One call answers, for one key and the whole group:
  * - key_word: the word holding k (the first, in word order), or NONE; key_value: its value word
  *   (map and multimap mode);
  * - free_word: the first word that is EMPTY (or TOMBSTONE, with `reuse`), or NONE;
@@ -46,6 +46,8 @@ fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }`,
  * `stop_at_key` ends the read at the step that finds k (next is then not read).
  */
 const SCAN_CODE = /* wgsl */ `
+const SL_STEPS: u32 = SLAB_CELLS / TILE;
+
 struct SlabScan { key_word: u32, key_value: u32, free_word: u32, busy: bool, next: u32 }
 
 /** The bucket of k: the paper's universal hash ((a·k + b) mod p) mod B. Each lane hashes its own key, once, before the WCWS loop. */
@@ -55,11 +57,17 @@ fn sl_is_free(w: u32, reuse: bool) -> bool { return w == EMPTY_KEY || (reuse && 
 
 fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, reuse: bool, want_busy: bool, stop_at_key: bool) -> SlabScan {
   var r = SlabScan(NONE, 0u, NONE, false, EMPTY_POINTER);
-  let g = min(cg_size(), SLAB_CELLS);
-  for (var c0 = 0u; c0 < SLAB_CELLS; c0 += g) {
+  // Every load of the lane first, then the ballots: the loads of one slab are independent, so
+  // they are in flight together rather than one step at a time.
+  var cells: array<vec2<u32>, SL_STEPS>;
+  for (var j = 0u; j < SL_STEPS; j++) {
+    let c = j * TILE + cg_lane();
+    if (want_value) { cells[j] = sl_cell(s, c); } else { cells[j] = sl_cell_keys(s, c); }
+  }
+  for (var j = 0u; j < SL_STEPS; j++) {
+    let c0 = j * TILE;
     let c = c0 + cg_lane();
-    var cell: vec2<u32>;
-    if (want_value) { cell = sl_cell(s, c); } else { cell = sl_cell_keys(s, c); }
+    let cell = cells[j];
     let ka = sl_key_a(c);
     let kb = sl_key_b(c);
     if (want_key && r.key_word == NONE) {
@@ -84,7 +92,7 @@ fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, re
       r.busy = r.busy || cg_any((ka && cell.x == BUSY_KEY) || (kb && cell.y == BUSY_KEY));
     }
     // The last step holds cell 15, whose second word is the next-slab index.
-    if (c0 + g >= SLAB_CELLS) { r.next = cg_broadcast(cell.y, NEXT_CELL - c0); }
+    if (j + 1u == SL_STEPS) { r.next = cg_broadcast(cell.y, NEXT_CELL - c0); }
   }
   return r;
 }
@@ -94,6 +102,6 @@ fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, re
 export function scanModule(read: SlabRead, subgroups: boolean): WgslModule {
   return cooperativeVariantModule(`slab.scan.${read}`, subgroups, SCAN_CODE, {
     requires: [layoutModule, universalModule, readModules[read]],
-    needs: ['params'],
+    needs: ['params', 'TILE'],
   });
 }
