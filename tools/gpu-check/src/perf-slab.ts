@@ -1,7 +1,7 @@
 /**
  * SlabHash's kernels in variants, on one table size: the bucket counts of the SlabHash library's
  * own measurement (0.9 x 2^27 keys, 10 and 60 keys per bucket) and cooperative groups of 16, 8
- * and 4 lanes (and groups of one, without subgroups). Times insert (from empty), find-hit and
+ * 4 and 2 lanes (and groups of one, without subgroups). Times insert (from empty), find-hit and
  * find-miss, GPU timestamps, median of 5, beside the random 4-byte gather.
  *   node perf-slab.mjs [log2 capacity]
  */
@@ -56,6 +56,8 @@ const variants: Array<{ name: string; subgroups: boolean; tile: number }> = [
   { name: 'tile 16', subgroups: true, tile: 16 },
   { name: 'tile 8', subgroups: true, tile: 8 },
   { name: 'tile 4', subgroups: true, tile: 4 },
+  { name: 'tile 2', subgroups: true, tile: 2 },
+  { name: 'no subgroups (groups of one)', subgroups: false, tile: 1 },
 ];
 for (const perBucket of [10, 60]) {
   for (const v of variants) {
