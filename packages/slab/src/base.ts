@@ -18,7 +18,7 @@ export const SLAB_DEFAULTS = {
   growth: true,
   bulkInsert: 'auto',
   targetChainLength: 0.7,
-  tile: 16,
+  tile: 4,
   seed: 0x5eed,
 } as const;
 

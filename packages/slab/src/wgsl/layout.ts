@@ -27,12 +27,5 @@ fn sl_reserved(k: u32) -> bool { return k >= BUSY_KEY; }
 fn sl_key_a(c: u32) -> bool { return SET_MODE || c < NEXT_CELL; }
 /** The second word of cell c holds a key (set mode, cells 0..14). */
 fn sl_key_b(c: u32) -> bool { return SET_MODE && c < NEXT_CELL; }
-
-/** The word index (0..30) of the first set bit of two per-lane masks over the cells c0.., or NONE. */
-fn sl_first_word(ma: u32, mb: u32, c0: u32) -> u32 {
-  let wa = select(NONE, 2u * (c0 + firstTrailingBit(ma)), ma != 0u);
-  let wb = select(NONE, 2u * (c0 + firstTrailingBit(mb)) + 1u, mb != 0u);
-  return min(wa, wb);
-}
 `,
 );

@@ -13,7 +13,7 @@ const LOOKUPS_CODE = /* wgsl */ `
 fn sl_find(k: u32, home: u32) -> vec2<u32> {
   var s = home;
   for (var hops = 0u; hops < params.max_hops; hops++) {
-    let r = sl_scan(s, k, true, true, false, false, false, true);
+    let r = sl_scan(s, k, true, true, false, false, false);
     if (r.key_word != NONE) { return vec2<u32>(select(r.key_value, 0u, SET_MODE), 1u); }
     if (r.next == EMPTY_POINTER) { break; }
     s = r.next;

@@ -73,7 +73,7 @@ fn sl_insert(k: u32, home: u32, v: u32, src: u32, assign: bool) -> u32 {
     var found_w = NONE;
     var busy = false;
     for (var hops = 0u; hops < params.max_hops; hops++) {
-      let r = sl_scan(s, k, UNIQUE, false, free_s == NONE, REUSE, MIXED && UNIQUE, true);
+      let r = sl_scan(s, k, UNIQUE, false, free_s == NONE, REUSE, MIXED && UNIQUE);
       if (r.key_word != NONE) { found_s = s; found_w = r.key_word; break; }
       busy = busy || r.busy;
       if (free_s == NONE && r.free_word != NONE) {
@@ -128,7 +128,7 @@ const ERASE_CODE = /* wgsl */ `
 fn sl_erase_one(k: u32, home: u32, src: u32) -> u32 {
   var s = home;
   for (var hops = 0u; hops < params.max_hops; hops++) {
-    let r = sl_scan(s, k, true, false, false, false, false, true);
+    let r = sl_scan(s, k, true, false, false, false, false);
     if (r.key_word != NONE) {
       var done = 0u;
       if (cg_lane() == src) {

@@ -37,16 +37,18 @@ fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }`,
 /**
  * The cooperative read of one slab (the paper's ReadSlab plus its ballots): the group's TILE
  * lanes (a constant of the kernel: 1..16, a power of two, no more than the subgroup) read the 16
- * cells in SL_STEPS = 16 / TILE steps, cell j·TILE + lane at step j, and ballot over them. One call answers, for one key and the whole group:
- * - key_word: the word holding k (the first, in word order), or NONE; key_value: its value word
- *   (map and multimap mode);
+ * cells, SL_CELLS = 16 / TILE adjacent cells per lane (lane l: cells l·SL_CELLS ..), all loads
+ * issued before any is used. Each lane then looks through its own cells, and a few ballots and
+ * broadcasts combine the lanes; since each lane holds a run of cells, the lowest lane with a
+ * match holds the first match in word order. One call answers, for one key and the whole group:
+ * - key_word (with `want_key`): the word holding k (the first, in word order), or NONE; key_value
+ *   (with `want_value`): its value word (map and multimap mode);
  * - free_word: the first word that is EMPTY (or TOMBSTONE, with `reuse`), or NONE;
  * - busy: whether any key word is BUSY (an insert publishing inside a mixed batch);
  * - next: the next-slab word (EMPTY_POINTER at a chain's end).
- * `stop_at_key` ends the read at the step that finds k (next is then not read).
  */
 const SCAN_CODE = /* wgsl */ `
-const SL_STEPS: u32 = SLAB_CELLS / TILE;
+const SL_CELLS: u32 = SLAB_CELLS / TILE;
 
 struct SlabScan { key_word: u32, key_value: u32, free_word: u32, busy: bool, next: u32 }
 
@@ -55,45 +57,48 @@ fn sl_bucket(k: u32) -> u32 { return hash_universal(k, params.hash_a, params.has
 
 fn sl_is_free(w: u32, reuse: bool) -> bool { return w == EMPTY_KEY || (reuse && w == TOMBSTONE_KEY); }
 
-fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, reuse: bool, want_busy: bool, stop_at_key: bool) -> SlabScan {
-  var r = SlabScan(NONE, 0u, NONE, false, EMPTY_POINTER);
-  // Every load of the lane first, then the ballots: the loads of one slab are independent, so
-  // they are in flight together rather than one step at a time.
-  var cells: array<vec2<u32>, SL_STEPS>;
-  for (var j = 0u; j < SL_STEPS; j++) {
-    let c = j * TILE + cg_lane();
-    if (want_value) { cells[j] = sl_cell(s, c); } else { cells[j] = sl_cell_keys(s, c); }
+fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, reuse: bool, want_busy: bool) -> SlabScan {
+  let first = cg_lane() * SL_CELLS;
+  var cells: array<vec2<u32>, SL_CELLS>;
+  for (var j = 0u; j < SL_CELLS; j++) {
+    if (want_value) { cells[j] = sl_cell(s, first + j); } else { cells[j] = sl_cell_keys(s, first + j); }
   }
-  for (var j = 0u; j < SL_STEPS; j++) {
-    let c0 = j * TILE;
-    let c = c0 + cg_lane();
+  // This lane's first key word, its value, and its first free word (cells looked at last to first).
+  var key_w = NONE;
+  var key_v = 0u;
+  var free_w = NONE;
+  var busy = false;
+  for (var jj = 0u; jj < SL_CELLS; jj++) {
+    let j = SL_CELLS - 1u - jj;
+    let c = first + j;
     let cell = cells[j];
-    let ka = sl_key_a(c);
-    let kb = sl_key_b(c);
-    if (want_key && r.key_word == NONE) {
-      let ma = cg_ballot32(ka && cell.x == k);
-      // Second words hold keys only in a set (a constant branch: one ballot in map mode).
-      var mb = 0u;
-      if (SET_MODE) { mb = cg_ballot32(kb && cell.y == k); }
-      if ((ma | mb) != 0u) {
-        r.key_word = sl_first_word(ma, mb, c0);
-        // Map and multimap: the key is in a first word, its value beside it in the same lane.
-        if (want_value && !SET_MODE) { r.key_value = cg_broadcast(cell.y, firstTrailingBit(ma)); }
-        if (stop_at_key) { break; }
-      }
+    if (sl_key_b(c)) {
+      if (cell.y == k) { key_w = 2u * c + 1u; }
+      if (sl_is_free(cell.y, reuse)) { free_w = 2u * c + 1u; }
+      busy = busy || cell.y == BUSY_KEY;
     }
-    if (want_free && r.free_word == NONE) {
-      let fa = cg_ballot32(ka && sl_is_free(cell.x, reuse));
-      var fb = 0u;
-      if (SET_MODE) { fb = cg_ballot32(kb && sl_is_free(cell.y, reuse)); }
-      r.free_word = sl_first_word(fa, fb, c0);
+    if (sl_key_a(c)) {
+      if (cell.x == k) { key_w = 2u * c; key_v = cell.y; }
+      if (sl_is_free(cell.x, reuse)) { free_w = 2u * c; }
+      busy = busy || cell.x == BUSY_KEY;
     }
-    if (want_busy) {
-      r.busy = r.busy || cg_any((ka && cell.x == BUSY_KEY) || (kb && cell.y == BUSY_KEY));
-    }
-    // The last step holds cell 15, whose second word is the next-slab index.
-    if (j + 1u == SL_STEPS) { r.next = cg_broadcast(cell.y, NEXT_CELL - c0); }
   }
+  var r = SlabScan(NONE, 0u, NONE, false, EMPTY_POINTER);
+  if (want_key) {
+    let m = cg_ballot32(key_w != NONE);
+    if (m != 0u) {
+      let l = firstTrailingBit(m);
+      r.key_word = cg_broadcast(key_w, l);
+      if (want_value && !SET_MODE) { r.key_value = cg_broadcast(key_v, l); }
+    }
+  }
+  if (want_free) {
+    let m = cg_ballot32(free_w != NONE);
+    if (m != 0u) { r.free_word = cg_broadcast(free_w, firstTrailingBit(m)); }
+  }
+  if (want_busy) { r.busy = cg_any(busy); }
+  // The last lane's last cell is cell 15, whose second word is the next-slab index.
+  r.next = cg_broadcast(cells[SL_CELLS - 1u].y, TILE - 1u);
   return r;
 }
 `;
