@@ -17,6 +17,12 @@ fn sl_cell(s: u32, c: u32) -> vec2<u32> {
   let w = s * 32u + 2u * c;
   return vec2<u32>(atomicLoad(&slabs[w]), atomicLoad(&slabs[w + 1u]));
 }
+/**
+ * Which cell lane l reads at its j-th load: lanes side by side (cell j·TILE + l), so each load
+ * instruction of a group reads one run of adjacent words. Atomic loads bypass the L1 cache, so
+ * every load instruction is a trip to L2: the group's lanes must share its sectors.
+ */
+fn sl_cell_index(l: u32, j: u32) -> u32 { return j * TILE + l; }
 /** Cell c without its value word (map and multimap updates read keys and the next word only). */
 fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> {
   let w = s * 32u + 2u * c;
@@ -24,25 +30,28 @@ fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> {
   if (SET_MODE || c == NEXT_CELL) { y = atomicLoad(&slabs[w + 1u]); }
   return vec2<u32>(atomicLoad(&slabs[w]), y);
 }`,
-    { needs: ['slabs', 'SET_MODE'] },
+    { needs: ['slabs', 'SET_MODE', 'TILE'] },
   ),
   plain: wgslModule(
     'slab.read.plain',
     `fn sl_cell(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }
-fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }`,
-    { needs: ['slabs_ro'] },
+fn sl_cell_keys(s: u32, c: u32) -> vec2<u32> { return slabs_ro[s * 16u + c]; }
+// Plain loads: a run of adjacent cells per lane (the first load brings the line into L1).
+fn sl_cell_index(l: u32, j: u32) -> u32 { return l * SL_CELLS + j; }`,
+    { needs: ['slabs_ro', 'SL_CELLS'] },
   ),
 };
 
 /**
  * The cooperative read of one slab (the paper's ReadSlab plus its ballots): the group's TILE
  * lanes (a constant of the kernel: 1..16, a power of two, no more than the subgroup) read the 16
- * cells, SL_CELLS = 16 / TILE adjacent cells per lane (lane l: cells l·SL_CELLS ..), all loads
- * issued before any is used. Each lane then looks through its own cells, and a few ballots and
- * broadcasts combine the lanes; since each lane holds a run of cells, the lowest lane with a
- * match holds the first match in word order. One call answers, for one key and the whole group:
- * - key_word (with `want_key`): the word holding k (the first, in word order), or NONE; key_value
- *   (with `want_value`): its value word (map and multimap mode);
+ * cells, SL_CELLS = 16 / TILE per lane (which ones: sl_cell_index), all loads issued before any
+ * is used. Each lane then looks through its own cells, and a few ballots and broadcasts combine
+ * the lanes. "First" below is in the order (lane, load): the same order for every group that
+ * reads this way, which is all that the first-free-slot rule of inserts needs. One call answers,
+ * for one key and the whole group:
+ * - key_word (with `want_key`): the word holding k (the first), or NONE; key_value (with
+ *   `want_value`): its value word (map and multimap mode);
  * - free_word: the first word that is EMPTY (or TOMBSTONE, with `reuse`), or NONE;
  * - busy: whether any key word is BUSY (an insert publishing inside a mixed batch);
  * - next: the next-slab word (EMPTY_POINTER at a chain's end).
@@ -58,10 +67,10 @@ fn sl_bucket(k: u32) -> u32 { return hash_universal(k, params.hash_a, params.has
 fn sl_is_free(w: u32, reuse: bool) -> bool { return w == EMPTY_KEY || (reuse && w == TOMBSTONE_KEY); }
 
 fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, reuse: bool, want_busy: bool) -> SlabScan {
-  let first = cg_lane() * SL_CELLS;
   var cells: array<vec2<u32>, SL_CELLS>;
   for (var j = 0u; j < SL_CELLS; j++) {
-    if (want_value) { cells[j] = sl_cell(s, first + j); } else { cells[j] = sl_cell_keys(s, first + j); }
+    let c = sl_cell_index(cg_lane(), j);
+    if (want_value) { cells[j] = sl_cell(s, c); } else { cells[j] = sl_cell_keys(s, c); }
   }
   // This lane's first key word, its value, and its first free word (cells looked at last to first).
   var key_w = NONE;
@@ -70,7 +79,7 @@ fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, re
   var busy = false;
   for (var jj = 0u; jj < SL_CELLS; jj++) {
     let j = SL_CELLS - 1u - jj;
-    let c = first + j;
+    let c = sl_cell_index(cg_lane(), j);
     let cell = cells[j];
     if (sl_key_b(c)) {
       if (cell.y == k) { key_w = 2u * c + 1u; }
@@ -97,7 +106,7 @@ fn sl_scan(s: u32, k: u32, want_key: bool, want_value: bool, want_free: bool, re
     if (m != 0u) { r.free_word = cg_broadcast(free_w, firstTrailingBit(m)); }
   }
   if (want_busy) { r.busy = cg_any(busy); }
-  // The last lane's last cell is cell 15, whose second word is the next-slab index.
+  // The last lane's last load is cell 15 (in both cell orders), whose second word is the next-slab index.
   r.next = cg_broadcast(cells[SL_CELLS - 1u].y, TILE - 1u);
   return r;
 }
