@@ -170,6 +170,7 @@ export abstract class SlabTableBase extends DictionaryTable<'u32', SlabEngine> {
         maxChainLength: longest,
         overflowBuckets: overflow,
         slabUtilization: slots === 0 ? 0 : live / slots,
+        memoryUtilization: chainSlabs === 0 ? 0 : (live * (this.mode === 'set' ? 4 : 8)) / (chainSlabs * SLAB_BYTES),
         memoryPerEntry: live === 0 ? 0 : (chainSlabs * SLAB_BYTES) / live,
         deviceBytes: e.bytes,
         poolGrowths: e.poolGrowths,

@@ -43,6 +43,11 @@ export interface SlabStats extends DictionaryStats {
   overflowBuckets: number;
   /** Live entries over the entry slots of the slabs in chains: the paper's memory utilization. */
   slabUtilization: number;
+  /**
+   * Bytes of live entries (8 a pair, 4 a key) over the bytes of the slabs in chains: the paper's
+   * memory utilization (at most 120/128 in map mode, the next word and the auxiliary word aside).
+   */
+  memoryUtilization: number;
   /** Bytes of slabs in chains per live entry. */
   memoryPerEntry: number;
   /** Bytes the table holds on the device: every slab (pool included), bitmaps, counters. */
