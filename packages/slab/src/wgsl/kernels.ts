@@ -38,7 +38,7 @@ function modeConstants(mode: SlabMode) {
  * entry `i` (its batch index: `sel[t]` when rerunning a subset) has `key` and `live`, and a queue
  * loop that runs \`body\` for source lane `src` and key `k` (the caller closes both loops).
  */
-function wcwsHead(subgroups: boolean, tile: number, load: string, declare = ''): string {
+function wcwsHead(subgroups: boolean, load: string, declare = ''): string {
   return /* wgsl */ `${entry(subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
   sa_group_init(wid, nwg, lid);
@@ -95,7 +95,7 @@ export const insertKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 ${WITH_ALLOC}
-${wcwsHead(v.subgroups, v.tile, 'value_word = values[i]; if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
+${wcwsHead(v.subgroups, 'value_word = values[i]; if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
       let r = sl_insert(k, home, value_word, src, ASSIGN);
       if (cg_lane() == src) {
         if (r == INS_ADDED_EMPTY || r == INS_ADDED_TOMB) { count(T_ADDED, 1u); }
@@ -134,7 +134,7 @@ export const findKernel = defineKernel({
 ${decls}
 ${NO_ALLOC}
 fn sl_gather(at: u32, value: u32) {}
-${wcwsHead(v.subgroups, v.tile, 'live = !sl_reserved(key); if (!live) { out_values[i] = 0u; out_found[i] = 0u; }', 'var result = vec2<u32>(0u, 0u);')}
+${wcwsHead(v.subgroups, 'live = !sl_reserved(key); if (!live) { out_values[i] = 0u; out_found[i] = 0u; }', 'var result = vec2<u32>(0u, 0u);')}
       let r = sl_find(k, home);
       if (cg_lane() == src) { result = r; }
     }
@@ -170,7 +170,7 @@ export const copiesKernel = defineKernel({
 ${decls}
 ${NO_ALLOC}
 fn sl_gather(at: u32, value: u32) { out_values[at] = value; }
-${wcwsHead(v.subgroups, v.tile, 'if (GATHER) { value_word = offsets[i]; } live = !sl_reserved(key); if (!live && !GATHER) { out_counts[i] = 0u; }')}
+${wcwsHead(v.subgroups, 'if (GATHER) { value_word = offsets[i]; } live = !sl_reserved(key); if (!live && !GATHER) { out_counts[i] = 0u; }')}
       let at = cg_broadcast(value_word, src);
       let copies = sl_walk_copies(k, home, GATHER, at);
       if (!GATHER && cg_lane() == src) { out_counts[i] = copies; }
@@ -196,7 +196,7 @@ export const eraseKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 ${NO_ALLOC}
-${wcwsHead(v.subgroups, v.tile, 'if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
+${wcwsHead(v.subgroups, 'if (sl_reserved(key)) { report_failure(i | FAILURE_RESERVED); } else { live = true; }')}
       var erased = 0u;
       if (ALL) { erased = sl_erase_all(k, home); } else { erased = sl_erase_one(k, home, src); }
       if (cg_lane() == src && erased > 0u) {
@@ -244,7 +244,6 @@ ${WITH_ALLOC}
 fn sl_gather(at: u32, value: u32) {}
 ${wcwsHead(
   v.subgroups,
-  v.tile,
   `op_word = ops[i];
       value_word = values[i];
       if (sl_reserved(key) || op_word > 3u) { report_failure(i | FAILURE_RESERVED); out[i] = vec2<u32>(0u, 0u); } else { live = true; }`,
