@@ -361,17 +361,13 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
       for (let attempt = 0; ; attempt++) {
         const report = await this.insertBatch(batch, false, attempt);
         if (report.failed.length === 0) break;
-        if ((await this.afterInsertFailures(report, attempt)) === 'report') {
+        // A rebuild grows its pool whatever the growth option says: it must hold what the table holds.
+        const again = this.exhausted > 0 ? await this.growPool(this.exhausted) : attempt < MAX_CONTENDED_RERUNS;
+        if (!again) {
           this.pool.destroy();
           this.pool = old;
           await this.restoreCounters(n);
-          throw new LimitExceededError(
-            'SlabHash.rehash',
-            'pool size',
-            n,
-            this.size,
-            `${buckets} buckets cannot hold the table's ${n} entries on this device.`,
-          );
+          throw new LimitExceededError('SlabHash.rehash', 'pool size', n, this.size, `${buckets} buckets cannot hold the table's ${n} entries on this device.`);
         }
       }
       old.destroy();

@@ -7,7 +7,10 @@ import { bucketsFor, entriesPerSlab, expectedPoolSlabs, poolGeometryFor } from '
 function simulatedPoolSlabs(keys: number, buckets: number, perSlab: number, seed: number): number {
   const rng = createRng(seed);
   const counts = new Uint32Array(buckets);
-  for (let i = 0; i < keys; i++) counts[rng.below(buckets)]++;
+  for (let i = 0; i < keys; i++) {
+    const b = rng.below(buckets);
+    counts[b] = (counts[b] as number) + 1;
+  }
   let slabs = 0;
   for (const c of counts) slabs += Math.max(0, Math.ceil(c / perSlab) - 1);
   return slabs;
