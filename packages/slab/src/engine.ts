@@ -367,7 +367,13 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
           this.pool.destroy();
           this.pool = old;
           await this.restoreCounters(n);
-          throw new LimitExceededError('SlabHash.rehash', 'pool size', n, this.size, `${buckets} buckets cannot hold the table's ${n} entries on this device.`);
+          throw new LimitExceededError(
+            'SlabHash.rehash',
+            'pool size',
+            n,
+            this.size,
+            `${buckets} buckets cannot hold the table's ${n} entries on this device.`,
+          );
         }
       }
       old.destroy();

@@ -49,16 +49,38 @@ export class SlabMultimap extends SlabTableBase {
     );
   }
 
-  /** Copies of each key. */
-  count(keys: Uint32Array): Promise<Uint32Array> {
+  /** Copies of each key: host keys give a host array, device keys a device array (the caller destroys it). */
+  count(keys: Uint32Array): Promise<Uint32Array>;
+  count(keys: DeviceArray<'u32'>): Promise<DeviceArray<'u32'>>;
+  count(keys: KeysInput<'u32'>): Promise<Uint32Array | DeviceArray<'u32'>> {
     return this.runOp('count', async () => {
       const batch = this.stage('count', keys);
-      const counts = this.temporary(this.gpu.createArray('u32', batch.n, 'SlabMultimap.count'));
+      const counts = this.gpu.createArray('u32', batch.n, 'SlabMultimap.count');
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeCopies(encoder, batch.keys, batch.n, counts.buffer);
       this.gpu.submit([encoder.finish()]);
-      return this.gpu.download(counts);
+      if (keys instanceof DeviceArray) return counts;
+      try {
+        return await this.gpu.download(counts);
+      } finally {
+        counts.destroy();
+      }
     });
+  }
+
+  /**
+   * Copies per key into `outCounts` (u32 each), device side: `count` without a round trip. With
+   * `gather`, each key's values go to gather.values from gather.offsets[i] on (offsets: an
+   * exclusive prefix sum of the counts, e.g. from core's encodeExclusiveScan).
+   */
+  encodeCount(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    n: number,
+    outCounts: GPUBuffer,
+    gather?: { offsets: GPUBuffer; values: GPUBuffer },
+  ): void {
+    this.engine.encodeCopies(encoder, keys, n, outCounts, gather);
   }
 
   /** Every copy's value of each key (SEARCHALL), grouped by key: counts, offsets and values. */
