@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guides } from '../../../tools/workspace/packages.mjs';
 import { launchChromium, newSiteContext, type PageProblems, readValue } from './support/browser';
 import { buildSite } from './support/build';
 import { BENCH_RESULTS_DIR, SCREENSHOTS_DIR, SITE_DIR } from './support/paths';
@@ -14,12 +15,14 @@ const PAGES = [
   { path: '/getting-started.html', heading: 'Getting started' },
   { path: '/guides/linear-probe.html', heading: 'linear-probe' },
   { path: '/guides/hive.html', heading: 'hive' },
+  { path: '/guides/slab.html', heading: 'slab' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
   { path: '/api/', heading: 'API reference' },
   { path: '/api/core.html', heading: '@gpuhash/core' },
   { path: '/api/kernels.html', heading: '@gpuhash/kernels' },
   { path: '/api/linear-probe.html', heading: '@gpuhash/linear-probe' },
+  { path: '/api/slab.html', heading: '@gpuhash/slab' },
   { path: '/benchmarks.html', heading: 'Benchmarks' },
   { path: '/playground.html', heading: 'Playground' },
 ];
@@ -108,6 +111,7 @@ describe('the docs site in Chromium', () => {
       ['/api/core.html', ['requestGpu()', 'table.insert(', 'table.find(', 'table.erase(', 'Op.insert']],
       ['/api/linear-probe.html', ['LinearProbeTable.create(gpu']],
       ['/api/hive.html', ['HiveTable.create(gpu']],
+      ['/api/slab.html', ['SlabHashMap.create(gpu']],
     ];
     for (const [path, snippets] of expectations) {
       await open(page, path);
@@ -204,6 +208,19 @@ describe('the docs site in Chromium', () => {
     expect(await run('find-misses', 'hive')).toMatchObject({ ...hive, size: n, found: 0, expectedFound: 0 });
     expect(await run('mixed', 'hive')).toMatchObject({ ...hive, size: live, found: 16 * finds, expectedFound: 16 * finds });
     await shoot(page, 'playground-hive-mixed');
+
+    // And on SlabHash, whose capacity option is the keys expected: the table's capacity counts the
+    // entry slots of its base slabs and pool (15 a slab in a map), so the load follows from it.
+    const slab = { mismatches: 0, ops: n };
+    const slabInsert = await run('insert', 'slab');
+    expect(slabInsert).toMatchObject({ ...slab, size: n, found: n, expectedFound: n });
+    expect(slabInsert.capacity % 15).toBe(0);
+    expect(slabInsert.capacity).toBeGreaterThan(n);
+    expect(slabInsert.load).toBeCloseTo(n / slabInsert.capacity, 6);
+    expect(await run('find-hits', 'slab')).toMatchObject({ ...slab, size: n, found: n, expectedFound: n });
+    expect(await run('find-misses', 'slab')).toMatchObject({ ...slab, size: n, found: 0, expectedFound: 0 });
+    expect(await run('mixed', 'slab')).toMatchObject({ ...slab, size: live, found: 16 * finds, expectedFound: 16 * finds });
+    await shoot(page, 'playground-slab-mixed');
 
     await context.close();
     expectClean(problems);
@@ -328,6 +345,67 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('runs the live example embedded in the slab guide, and draws its slab list', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/slab.html');
+    const example = page.getByTestId('playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('pg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    // 3,686 keys inserted into a map created for 4,096 (growth on), then every one looked up. The
+    // map's capacity is the entry slots of its base slabs and pool: 15 a slab.
+    const capacity = await readValue(page, 'pg-capacity-result');
+    expect(capacity % 15).toBe(0);
+    expect(capacity).toBeGreaterThan(3686);
+    expect(await readValue(page, 'pg-size-result')).toBe(3686);
+    expect(await readValue(page, 'pg-found')).toBe(3686);
+    expect(await readValue(page, 'pg-expected-found')).toBe(3686);
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    expect(await readValue(page, 'pg-load')).toBeCloseTo(3686 / capacity, 6);
+    // The diagram: three slabs of 32 words, linked by their next words, and the pool below.
+    const diagram = page.locator('.slab-diagram svg');
+    expect(await diagram.getAttribute('role')).toBe('img');
+    const label = (await diagram.getAttribute('aria-label')) ?? '';
+    for (const part of ['15 key-value pairs', 'next word', 'tombstone', 'EMPTY, 0xFFFFFFFF', 'resident block', 'atomicOr']) {
+      expect(label, part).toContain(part);
+    }
+    expect(await page.locator('.slab-diagram rect.word').count()).toBe(3 * 32 + 6); // three slabs, and the legend's six
+    expect(await page.locator('.slab-diagram rect.word.next').count()).toBe(3 + 1);
+    expect(await page.locator('.slab-diagram rect.word.tomb').count()).toBe(2 + 1); // one pair's key and value words
+    await shoot(page, 'guide-slab');
+    await page.locator('.slab-diagram').screenshot({ path: `${SCREENSHOTS_DIR}/guide-slab-diagram.png` });
+    await example.screenshot({ path: `${SCREENSHOTS_DIR}/guide-slab-live-example.png` });
+    await context.close();
+    expectClean(problems);
+  });
+
+  it('renders every guide the package registry lists, with its diagrams described for screen readers', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    const listed = guides();
+    expect(listed.map((g) => g.link)).toContain('/guides/slab');
+    for (const { text, link } of listed) {
+      await open(page, `${link}.html`);
+      const id = text.split(':')[0] ?? text;
+      await expect.poll(() => page.locator('h1').first().textContent(), { message: `h1 of ${link}` }).toContain(id);
+      // The guide is in the sidebar, under Guides.
+      const sidebar = await page
+        .locator('.VPSidebar a[href]')
+        .evaluateAll((as) => as.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      expect(
+        sidebar.some((p) => p.replace(/\.html$/, '') === link),
+        `${link} in the sidebar`,
+      ).toBe(true);
+      for (const svg of await page.locator('.vp-doc figure svg').all()) {
+        expect(await svg.getAttribute('role'), link).toBe('img');
+        expect(((await svg.getAttribute('aria-label')) ?? '').length, link).toBeGreaterThan(40);
+      }
+    }
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live examples of the core and kernels guides', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
@@ -364,7 +442,7 @@ describe('the docs site in Chromium', () => {
     expect(message).toMatch(/Safari/);
     expect(await page.getByTestId('pg-run').count()).toBe(0);
     await shoot(page, 'playground-no-webgpu');
-    for (const guide of ['linear-probe', 'hive', 'core', 'kernels']) {
+    for (const guide of ['linear-probe', 'hive', 'slab', 'core', 'kernels']) {
       await open(page, `/guides/${guide}.html`);
       await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
     }

@@ -5,6 +5,7 @@ import DeviceInfo from './components/DeviceInfo.vue';
 import HiveBucketDiagram from './components/HiveBucketDiagram.vue';
 import Playground from './components/Playground.vue';
 import ProbeDiagram from './components/ProbeDiagram.vue';
+import SlabListDiagram from './components/SlabListDiagram.vue';
 import TwinCheck from './components/TwinCheck.vue';
 import './custom.css';
 
@@ -16,6 +17,7 @@ export default {
     app.component('BenchResults', BenchResults);
     app.component('ProbeDiagram', ProbeDiagram);
     app.component('HiveBucketDiagram', HiveBucketDiagram);
+    app.component('SlabListDiagram', SlabListDiagram);
     app.component('DeviceInfo', DeviceInfo);
     app.component('TwinCheck', TwinCheck);
   },
