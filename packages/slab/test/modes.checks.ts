@@ -402,6 +402,31 @@ const allocatorCheck: GpuCheck = {
   },
 };
 
+const deviceCountCheck: GpuCheck = {
+  name: 'multimap: count from device keys, and encodeCount with a gather, match the host count and findAll',
+  run: async (ctx) => {
+    const table = await SlabMultimap.create(ctx.gpu, { capacity: 64, buckets: 3 });
+    const keys = universe(ctx.rng, 50, RESERVED_KEYS);
+    const batch = Uint32Array.from({ length: 400 * ctx.scale }, () => keys[ctx.rng.below(keys.length)] as number);
+    await table.insert(batch, valuesFor(ctx.rng, batch.length));
+    const host = await table.count(keys);
+    const dk = ctx.gpu.upload(keys);
+    const device = await table.count(dk);
+    const got = await ctx.gpu.download(device);
+    check(JSON.stringify([...got]) === JSON.stringify([...host]), `device counts [${got}] != host [${host}]`);
+    const all = await table.findAll(keys);
+    const offsets = ctx.gpu.upload(all.offsets);
+    const values = ctx.gpu.createArray('u32', Math.max(1, all.values.length));
+    const encoder = ctx.gpu.device.createCommandEncoder();
+    table.encodeCount(encoder, dk.buffer, keys.length, device.buffer, { offsets: offsets.buffer, values: values.buffer });
+    ctx.gpu.submit([encoder.finish()]);
+    const gathered = await ctx.gpu.download(values, all.values.length);
+    check(JSON.stringify([...gathered]) === JSON.stringify([...all.values]), 'encodeCount gathered other values than findAll');
+    for (const a of [dk, device, offsets, values]) a.destroy();
+    table.destroy();
+  },
+};
+
 export const modeChecks = defineChecks('slab/modes', [
   mapCheck(
     'map: random insert, insertOrAssign, erase, apply, flush, rehash and clear sequences match the model, long chains, a growing pool',
@@ -412,4 +437,5 @@ export const modeChecks = defineChecks('slab/modes', [
   tombstoneCheck,
   poolCheck,
   allocatorCheck,
+  deviceCountCheck,
 ]);
