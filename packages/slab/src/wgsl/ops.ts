@@ -106,20 +106,12 @@ fn sl_insert(k: u32, home: u32, v: u32, src: u32, assign: bool) -> u32 {
     // The chain is full: allocate a slab (the whole group) and link it after the tail.
     let fresh = sa_allocate();
     if (fresh == NONE) { return INS_NO_SLAB; }
-    var linked = tail;
     if (cg_lane() == src) {
       let r = atomicCompareExchangeWeak(&slabs[tail * 32u + 31u], EMPTY_POINTER, fresh);
-      if (r.exchanged) {
-        linked = fresh;
-      } else {
-        // Another group linked a slab first (or the weak CAS failed spuriously): give ours back.
-        sa_free(fresh);
-        if (r.old_value != EMPTY_POINTER) { linked = r.old_value; }
-      }
+      // Another group linked a slab first (or the weak CAS failed spuriously): give ours back.
+      if (!r.exchanged) { sa_free(fresh); }
     }
-    // Go on from the slab now after the tail: the tail holds neither k nor a free slot, and cannot
-    // gain either while this batch runs (a spurious failure rereads the tail).
-    start = cg_broadcast(linked, src);
+    start = tail;
   }
   return INS_CONTENDED;
 }

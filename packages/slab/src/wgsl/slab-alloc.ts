@@ -8,9 +8,9 @@ export const MAX_RESIDENT_CHANGES = 32;
  * SlabAlloc (the paper's §V), warp-synchronous: the pool is super blocks of memory blocks, each of
  * 32·block_words slabs with a bitmap of block_words words (`bitmap`). Each cooperative group keeps
  * a resident block (private, group-uniform) and serves its allocations from it: its lanes read
- * the block's bitmap words (from the words that served its last allocation on), the first lane
- * whose word has a clear bit claims it with one atomicOr from the word as read (the paper's CAS;
- * an OR cannot fail because of other bits changing), and the slab index is broadcast. A full resident block is replaced by one chosen with two hashes of (group, changes),
+ * the block's bitmap words, the first lane whose word has a clear bit claims it with one atomicOr
+ * (the paper's CAS; an OR cannot fail because of other bits changing), and the slab index is
+ * broadcast. A full resident block is replaced by one chosen with two hashes of (group, changes),
  * over every super block the pool has now; after MAX_RESIDENT_CHANGES the allocation reports the
  * pool exhausted (NONE), and the host grows the pool and reruns the insert.
  *
@@ -26,8 +26,6 @@ const SA_MAX_RESIDENT_CHANGES: u32 = ${MAX_RESIDENT_CHANGES}u;
 var<private> sa_group: u32;
 var<private> sa_resident: u32 = 0xffffffffu;
 var<private> sa_changes: u32 = 0u;
-/** The step (group of bitmap words) of the resident block that served the last allocation. */
-var<private> sa_step: u32 = 0u;
 
 fn sa_init(group: u32) { sa_group = group; }
 
@@ -39,34 +37,14 @@ fn sa_pick_block() -> u32 {
   return (h1 % params.super_blocks) * params.blocks_per_super + (h2 % params.blocks_per_super);
 }
 
-/** Claims the lowest clear bit of \`allowed\` in bitmap word i, starting from the word as last seen: its index, or -1. */
-fn sa_claim_bit(i: u32, seen_first: u32, allowed: u32) -> i32 {
-  var seen = seen_first;
-  loop {
-    let free = allowed & ~seen;
-    if (free == 0u) { return -1i; }
-    let m = 1u << firstTrailingBit(free);
-    // atomicOr, not the paper's CAS: another lane's bit changing cannot make this claim fail.
-    let old = atomicOr(&bitmap[i], m);
-    if ((old & m) == 0u) { return i32(firstTrailingBit(m)); }
-    seen = old;
-  }
-}
-
 /** Allocates one pool slab for the group: its index, or NONE when the pool looks exhausted. */
 fn sa_allocate() -> u32 {
   let g = cg_size();
-  let steps = (params.block_words + g - 1u) / g;
   for (var tries = 0u; tries <= SA_MAX_RESIDENT_CHANGES; tries++) {
-    if (sa_resident == NONE) {
-      sa_resident = sa_pick_block();
-      sa_step = 0u;
-    }
+    if (sa_resident == NONE) { sa_resident = sa_pick_block(); }
     let first_word = sa_resident * params.block_words;
-    // From the step that served the last allocation on: the words before it were full then.
-    for (var t = 0u; t < steps; t++) {
-      let step = (sa_step + t) % steps;
-      let w = step * g + cg_lane();
+    for (var w0 = 0u; w0 < params.block_words; w0 += g) {
+      let w = w0 + cg_lane();
       // The slabs this word covers that the pool has (all 32 but in a pool smaller than a block).
       let unit0 = (first_word + w) * 32u;
       var allowed = 0u;
@@ -81,13 +59,12 @@ fn sa_allocate() -> u32 {
         let l = firstTrailingBit(lanes);
         var got = NONE;
         if (cg_lane() == l) {
-          let bit = sa_claim_bit(first_word + w, bits, allowed);
+          let bit = bm_claim_lowest(first_word + w, allowed);
           if (bit >= 0i) { got = (first_word + w) * 32u + u32(bit); }
         }
         let unit = cg_broadcast(got, l);
         if (unit != NONE) {
           if (cg_lane() == 0u) { count(T_ALLOCATED, 1u); }
-          sa_step = step;
           return params.pool_base + unit;
         }
         lanes &= lanes - 1u;
