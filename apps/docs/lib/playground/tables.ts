@@ -32,7 +32,7 @@ export interface TableChoice {
 
 /** The `gpuhash` field of a package's package.json (tools/workspace/packages.mjs describes it). */
 interface PackageMeta {
-  kind: 'table' | 'toolkit';
+  kind: 'table' | 'cache' | 'toolkit';
   order: number;
   summary: string;
   guide?: string;
