@@ -43,8 +43,8 @@ ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('b', 'params.buckets', WORKGROUP_SIZE)} {
     var fill = array<u32, 2>(0u, 0u);
     for (var s = 0u; s < BUCKET; s++) {
-      let from = b * BUCKET + s;
-      let k = okeys[from];
+      let src = b * BUCKET + s;
+      let k = okeys[src];
       if (hkv_is_free(k)) { continue; }
       let h = hkv_hash(k);
       let nb = hkv_bucket(h, params.mask);
@@ -52,8 +52,8 @@ ${entryPoint(WORKGROUP_SIZE)} {
       let g = nb * BUCKET + fill[which];
       fill[which] += 1u;
       keys[g] = k;
-      scores[g] = oscores[from];
-      for (var j = 0u; j < ${v.dim}u; j++) { val_store(g, j, old_load(from, j)); }
+      scores[g] = oscores[src];
+      for (var j = 0u; j < ${v.dim}u; j++) { val_store(g, j, old_load(src, j)); }
       let w = g >> 2u;
       let sh = (g & 3u) * 8u;
       bucket_meta[w] = (bucket_meta[w] & ~(0xffu << sh)) | (hkv_digest(h) << sh);
