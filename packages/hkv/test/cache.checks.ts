@@ -2,7 +2,7 @@ import { DestroyedError, InvalidArgumentError, ReservedKeyError } from '@gpuhash
 import { type CheckContext, defineChecks, thrown } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
-import { expect, expectBatchInvariants, expectModel, expectStatuses, keyPool, rows, sameRow, snapshot } from './helpers';
+import { expect, expectBatchInvariants, expectModel, expectStatuses, keyPool, rows, sameRow, skewedPool, snapshot } from './helpers';
 import { CacheModel } from './model';
 
 type Command =
@@ -14,10 +14,10 @@ type Command =
   | { op: 'clear' };
 
 function commands(pool: number, maxBatch: number): fc.Arbitrary<Command[]> {
-  const keys = fc.array(fc.nat({ max: pool - 1 }), { minLength: 1, maxLength: maxBatch });
+  const keys = fc.array(fc.nat({ max: pool - 1 }), { minLength: Math.floor(maxBatch / 4), maxLength: maxBatch, size: 'max' });
   const command: fc.Arbitrary<Command> = fc.oneof(
-    { weight: 8, arbitrary: keys.map((k) => ({ op: 'insertOrAssign' as const, keys: k })) },
-    { weight: 6, arbitrary: keys.map((k) => ({ op: 'insertAndEvict' as const, keys: k })) },
+    { weight: 16, arbitrary: keys.map((k) => ({ op: 'insertOrAssign' as const, keys: k })) },
+    { weight: 14, arbitrary: keys.map((k) => ({ op: 'insertAndEvict' as const, keys: k })) },
     { weight: 3, arbitrary: keys.map((k) => ({ op: 'find' as const, keys: k })) },
     { weight: 1, arbitrary: keys.map((k) => ({ op: 'contains' as const, keys: k })) },
     { weight: 2, arbitrary: keys.map((k) => ({ op: 'erase' as const, keys: k })) },
@@ -35,7 +35,7 @@ function commands(pool: number, maxBatch: number): fc.Arbitrary<Command[]> {
     { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 1000 }), fc.nat({ max: 600 })).map(([from, count]) => ({ op: 'exportRange' as const, from, count })) },
     { weight: 1, arbitrary: fc.constant({ op: 'clear' as const }) },
   );
-  return fc.array(command, { minLength: 4, maxLength: 18 });
+  return fc.array(command, { minLength: 16, maxLength: 32, size: 'max' });
 }
 
 /**
@@ -46,10 +46,11 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
   const { gpu, rng, scale } = ctx;
   const dim = options.dim ?? 4;
   const capacity = (options.capacity ?? 256) * scale;
-  const pool = keyPool(rng, Math.floor(capacity * 2.5));
+  let evictions = 0;
   const cache = await HkvCache.create(gpu, { capacity, dim, ...options });
+  const pool = skewedPool(rng, Math.floor(capacity * 1.2), cache.buckets);
   try {
-    const property = fc.asyncProperty(commands(pool.length, Math.min(96, 40 * scale)), async (cmds) => {
+    const property = fc.asyncProperty(commands(pool.length, Math.min(96, Math.max(48, Math.floor(capacity / 5)))), async (cmds) => {
       await cache.clear();
       const model = new CacheModel(cache.buckets, dim, 'lru');
       model.clock = cache.clockValue;
@@ -95,7 +96,7 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
             expect(got === want, `${what}: erased ${got}, model ${want}`);
             continue;
           }
-          const mode = (
+                    const mode = (
             {
               insertOrAssign: 'upsert',
               insertAndEvict: 'upsert',
@@ -110,6 +111,7 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
           const before = new Map(model.map);
           const want = model.upsert(mode, keys, mode === 'assignScores' ? undefined : values, undefined, flags);
           expect(!want.uncertain, `${what}: the model cannot decide this batch (a test bug)`);
+          evictions += want.evicted.size;
           let got: { status: Uint8Array };
           if (cmd.op === 'insertOrAssign') got = await cache.insertOrAssign(keys, values);
           else if (cmd.op === 'insertAndEvict') {
@@ -142,6 +144,7 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
       }
     });
     await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs, interruptAfterTimeLimit: 30_000 * scale });
+    expect(evictions > 0, 'the sequences never filled a bucket');
   } finally {
     cache.destroy();
   }
@@ -156,16 +159,18 @@ async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: nu
   const dim = 3;
   const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy });
   const pool = keyPool(rng, 700 * scale);
+  const totals = { refused: 0, evicted: 0 };
   try {
     const batch = fc.record({
-      keys: fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 1, maxLength: 120 * scale }),
+      keys: fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 40 * scale, maxLength: 120 * scale, size: 'max' }),
       scores: fc.array(fc.bigInt({ min: 0n, max: 1000n }), { minLength: 120 * scale, maxLength: 120 * scale }),
     });
-    const property = fc.asyncProperty(fc.array(batch, { minLength: 3, maxLength: 10 }), async (batches) => {
+    const property = fc.asyncProperty(fc.array(batch, { minLength: 5, maxLength: 10, size: 'max' }), async (batches) => {
       await cache.clear();
       const lastValue = new Map<bigint, Float32Array>();
       let before = new Map();
       let refusedSeen = 0;
+      let evictedSeen = 0;
       for (const [step, b] of batches.entries()) {
         const what = `${policy} batch ${step}`;
         const keys = BigUint64Array.from(b.keys, (i) => pool[i] as bigint);
@@ -191,22 +196,26 @@ async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: nu
           what,
         );
         refusedSeen += r.refused.length;
+        evictedSeen += r.evictedKeys.length;
         expect(policy === 'custom' || r.refused.length === 0, `${what}: ${policy} refused ${r.refused.length} keys (only custom scores are admission-checked)`);
         before = after;
       }
-      return refusedSeen >= 0;
+      totals.refused += refusedSeen;
+      totals.evicted += evictedSeen;
     });
     await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs, interruptAfterTimeLimit: 30_000 * scale });
+    expect(totals.evicted > 0 && (policy !== 'custom' || totals.refused > 0), `the batches evicted ${totals.evicted} and refused ${totals.refused}: too few to check`);
   } finally {
     cache.destroy();
   }
 }
 
 export const cacheChecks = defineChecks('hkv/cache', [
-  { name: 'lru: random sequences of every operation match the model', run: (ctx) => lruSequences(ctx, { dim: 4 }, 6) },
+  { name: 'lru: random sequences of every operation on one bucket match the model', run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 128 }, 6) },
+  { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
   {
-    name: 'lru: values split across 3 buffers (dim 8) match the model',
-    run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 384, maxValueBufferBytes: 128 * 8 * 4 * ctx.scale }, 3),
+    name: 'lru: values split across 4 buffers (dim 8) match the model',
+    run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * ctx.scale }, 3),
   },
   {
     name: 'lru: dim 256 across 2 value buffers, with the dedupe pass skipped for unique batches',

@@ -24,6 +24,23 @@ export function keyPool(rng: Rng, n: number): BigUint64Array {
   return out;
 }
 
+/** `n` distinct keys of which 60% fall in bucket 0 of `buckets` (so that bucket fills and evicts early). */
+export function skewedPool(rng: Rng, n: number, buckets: number): BigUint64Array {
+  const candidates = keyPool(rng, n * (buckets + 2));
+  const hot = buckets === 1 ? n : Math.floor(n * 0.6);
+  const out: bigint[] = [];
+  let inHot = 0;
+  for (const k of candidates) {
+    if (out.length === n) break;
+    const b = bucketOf(keyLo(k), keyHi(k), buckets);
+    if (b === 0 && inHot < hot) {
+      out.push(k);
+      inHot++;
+    } else if (b !== 0 && out.length - inHot < n - hot) out.push(k);
+  }
+  return BigUint64Array.from(out);
+}
+
 /** A value row that names its key and version: [version, lo & 0xffff, j...]. */
 export function rows(keys: BigUint64Array, dim: number, version: number): Float32Array {
   const out = new Float32Array(keys.length * dim);
