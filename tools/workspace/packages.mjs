@@ -83,7 +83,9 @@ function validate(id, pkg) {
   const meta = pkg.gpuhash;
   if (pkg.name !== `${SCOPE}${id}`) problems.push(`"name" must be "${SCOPE}${id}" (the folder's name), got ${JSON.stringify(pkg.name)}`);
   if (typeof meta !== 'object' || meta === null) {
-    problems.push('needs a "gpuhash" field: { "kind": "table" | "cache" | "toolkit", "order": N, "summary": "..." } (see tools/workspace/README.md)');
+    problems.push(
+      'needs a "gpuhash" field: { "kind": "table" | "cache" | "toolkit", "order": N, "summary": "..." } (see tools/workspace/README.md)',
+    );
     return problems;
   }
   if (!KINDS.has(meta.kind)) problems.push(`gpuhash.kind must be "table", "cache" or "toolkit", got ${JSON.stringify(meta.kind)}`);

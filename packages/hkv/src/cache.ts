@@ -19,8 +19,8 @@ import {
   type ExportResult,
   type FindResult,
   type HkvOptions,
-  HkvStatus,
   type HkvStats,
+  HkvStatus,
   type KeysInput,
   type ScorePolicy,
   type ScoresInput,
@@ -99,7 +99,9 @@ export class HkvCache {
   static async create(gpu: Gpu, options: HkvOptions): Promise<HkvCache> {
     const where = 'HkvCache.create';
     if (options === null || typeof options !== 'object') {
-      throw new InvalidArgumentError(`${where}: options must be an object such as { capacity: 1 << 20, dim: 16 }, got ${describeValue(options)}`);
+      throw new InvalidArgumentError(
+        `${where}: options must be an object such as { capacity: 1 << 20, dim: 16 }, got ${describeValue(options)}`,
+      );
     }
     for (const key of Object.keys(options)) {
       if ((options as unknown as Record<string, unknown>)[key] !== undefined && !OWN_OPTIONS.includes(key)) {
@@ -111,7 +113,8 @@ export class HkvCache {
     const capacity = roundCapacity(options.capacity);
     const maxCapacity = roundCapacity(options.maxCapacity ?? capacity);
     if (options.maxCapacity !== undefined) positiveInteger(where, 'maxCapacity', options.maxCapacity);
-    if (maxCapacity < capacity) throw new InvalidArgumentError(`${where}: maxCapacity (${options.maxCapacity}) is below capacity (${options.capacity})`);
+    if (maxCapacity < capacity)
+      throw new InvalidArgumentError(`${where}: maxCapacity (${options.maxCapacity}) is below capacity (${options.capacity})`);
     if (maxCapacity > 2 ** 32) throw new InvalidArgumentError(`${where}: at most 2^32 slots, got maxCapacity ${maxCapacity}`);
     const maxLoadFactor = options.maxLoadFactor ?? 0.5;
     if (!(typeof maxLoadFactor === 'number' && maxLoadFactor > 0 && maxLoadFactor <= 1)) {
@@ -204,7 +207,9 @@ export class HkvCache {
    */
   accumOrAssign(keys: KeysInput, values: ValuesInput, accumulate: Uint8Array, scores?: ScoresInput): Promise<UpsertResult> {
     if (!(accumulate instanceof Uint8Array)) {
-      throw new InvalidArgumentError(`HkvCache.accumOrAssign: accumulate must be a Uint8Array of one flag per key, got ${describeValue(accumulate)}`);
+      throw new InvalidArgumentError(
+        `HkvCache.accumOrAssign: accumulate must be a Uint8Array of one flag per key, got ${describeValue(accumulate)}`,
+      );
     }
     return this.upsert('accumOrAssign', UpdateMode.accum, keys, values, scores, accumulate, false) as Promise<UpsertResult>;
   }
@@ -266,7 +271,12 @@ export class HkvCache {
         else encoder.copyBufferToBuffer((keys as DeviceArray).buffer, 0, batch, 0, 8 * n);
         if (scoreIn instanceof Uint32Array) gpu.write(batch, scoreIn, 8 * n);
         else if (scoreIn) encoder.copyBufferToBuffer(scoreIn.buffer, 0, batch, 8 * n, 8 * n);
-        if (flags) gpu.write(batch, Uint32Array.from(flags, (f) => (f ? 1 : 0)), 16 * n);
+        if (flags)
+          gpu.write(
+            batch,
+            Uint32Array.from(flags, (f) => (f ? 1 : 0)),
+            16 * n,
+          );
         if (withValues) {
           if (values instanceof DeviceArray) encoder.copyBufferToBuffer(values.buffer, 0, inVals, 0, 4 * n * dim);
           else gpu.write(inVals, values as Float32Array);
@@ -344,7 +354,12 @@ export class HkvCache {
    * Adds a host batch to the pending group of its kind (merged into one dispatch with the batches
    * called before it without an operation of another kind in between), or starts a new group.
    */
-  private joinGroup<R extends FindResult>(kind: string, words: Uint32Array, extra: unknown, run: (merged: Uint32Array) => Promise<R>): Promise<R> {
+  private joinGroup<R extends FindResult>(
+    kind: string,
+    words: Uint32Array,
+    extra: unknown,
+    run: (merged: Uint32Array) => Promise<R>,
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const item: GroupItem<R> = { words, extra, resolve, reject };
       const tail = this.tail;
@@ -556,7 +571,9 @@ export class HkvCache {
     positiveInteger(where, 'capacity', capacity);
     const target = roundCapacity(capacity);
     if (target > this.maxCapacity) {
-      throw new InvalidArgumentError(`${where}: ${capacity} slots is past maxCapacity (${this.maxCapacity}); create the cache with a larger maxCapacity`);
+      throw new InvalidArgumentError(
+        `${where}: ${capacity} slots is past maxCapacity (${this.maxCapacity}); create the cache with a larger maxCapacity`,
+      );
     }
     this.tail = undefined;
     return this.gpu.run(where, async () => {
@@ -642,7 +659,14 @@ export class HkvCache {
       staged,
       out,
       undefined,
-      { mode: UpdateMode.upsert, evict: false, dedupe: !this.assumeUniqueKeys, clock: this.clock, epoch: this.epochValue, insertPasses: INSERT_PASSES },
+      {
+        mode: UpdateMode.upsert,
+        evict: false,
+        dedupe: !this.assumeUniqueKeys,
+        clock: this.clock,
+        epoch: this.epochValue,
+        insertPasses: INSERT_PASSES,
+      },
       timestampWrites,
     );
     this.clock += n;
@@ -705,12 +729,14 @@ function sliceFind(r: FindResult, at: number, n: number, dim: number): FindResul
 }
 
 function predicateWords(p: EntryPredicate, where: string) {
-  if (p === null || typeof p !== 'object') throw new InvalidArgumentError(`${where}: the predicate must be an object, got ${describeValue(p)}`);
+  if (p === null || typeof p !== 'object')
+    throw new InvalidArgumentError(`${where}: the predicate must be an object, got ${describeValue(p)}`);
   for (const [k, v] of Object.entries(p)) {
     if (!['keyMask', 'keyValue', 'scoreMin', 'scoreMax'].includes(k)) {
       throw new InvalidArgumentError(`${where}: unknown predicate field '${k}' (keyMask, keyValue, scoreMin, scoreMax)`);
     }
-    if (v !== undefined && typeof v !== 'bigint') throw new InvalidArgumentError(`${where}: predicate field ${k} must be a bigint, got ${describeValue(v)}`);
+    if (v !== undefined && typeof v !== 'bigint')
+      throw new InvalidArgumentError(`${where}: predicate field ${k} must be a bigint, got ${describeValue(v)}`);
   }
   return {
     kmask: bigWords(p.keyMask ?? 0n),

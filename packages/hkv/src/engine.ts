@@ -55,7 +55,7 @@ export class HkvEngine {
   }
 
   private clockParams(storage: HkvStorage, n: number, clock: number, epoch: number) {
-    return { n, mask: storage.mask, clock_lo: clock % 2 ** 32 >>> 0, clock_hi: Math.floor(clock / 2 ** 32) >>> 0, epoch: epoch >>> 0 };
+    return { n, mask: storage.mask, clock_lo: (clock % 2 ** 32) >>> 0, clock_hi: Math.floor(clock / 2 ** 32) >>> 0, epoch: epoch >>> 0 };
   }
 
   /**

@@ -33,7 +33,8 @@ export function hostKeyWords(keys: unknown, where: string): Uint32Array {
 export function keyCount(keys: unknown, where: string): number {
   if (keys instanceof DeviceArray) {
     if (keys.type !== 'u32') throw new InvalidArgumentError(`${where}: device keys must be a DeviceArray<'u32'>, got <'${keys.type}'>`);
-    if (keys.length % 2 !== 0) throw new InvalidArgumentError(`${where}: u64 keys on the device need two words each, but the array has ${keys.length}`);
+    if (keys.length % 2 !== 0)
+      throw new InvalidArgumentError(`${where}: u64 keys on the device need two words each, but the array has ${keys.length}`);
     return keys.length / 2;
   }
   if (keys instanceof BigUint64Array) return keys.length;
@@ -45,7 +46,9 @@ export function keyCount(keys: unknown, where: string): number {
 export function scoreWords(scores: unknown, n: number, where: string): Uint32Array | DeviceArray<'u32'> {
   if (scores instanceof DeviceArray) {
     if (scores.type !== 'u32' || scores.length !== 2 * n)
-      throw new InvalidArgumentError(`${where}: device scores must be a DeviceArray<'u32'> of 2 words per key (${2 * n}), got <'${scores.type}'> of ${scores.length}`);
+      throw new InvalidArgumentError(
+        `${where}: device scores must be a DeviceArray<'u32'> of 2 words per key (${2 * n}), got <'${scores.type}'> of ${scores.length}`,
+      );
     return scores as DeviceArray<'u32'>;
   }
   if (scores instanceof BigUint64Array) {
@@ -63,15 +66,20 @@ export function scoreWords(scores: unknown, n: number, where: string): Uint32Arr
       throw new InvalidArgumentError(`${where}: scores as a Uint32Array need 2 words per key (${2 * n}), got ${scores.length}`);
     return scores;
   }
-  throw new InvalidArgumentError(`${where}: scores must be a BigUint64Array, a Uint32Array of (low, high) pairs or a DeviceArray<'u32'>, got ${describeValue(scores)}`);
+  throw new InvalidArgumentError(
+    `${where}: scores must be a BigUint64Array, a Uint32Array of (low, high) pairs or a DeviceArray<'u32'>, got ${describeValue(scores)}`,
+  );
 }
 
 /** Checks values: n * dim floats, host or device. */
 export function checkValues(values: unknown, n: number, dim: number, where: string): void {
   if (values instanceof DeviceArray) {
-    if (values.type !== 'f32') throw new InvalidArgumentError(`${where}: device values must be a DeviceArray<'f32'>, got <'${values.type}'>`);
+    if (values.type !== 'f32')
+      throw new InvalidArgumentError(`${where}: device values must be a DeviceArray<'f32'>, got <'${values.type}'>`);
   } else if (!(values instanceof Float32Array)) {
-    throw new InvalidArgumentError(`${where}: values must be a Float32Array of n * dim floats (or a DeviceArray<'f32'>), got ${describeValue(values)}`);
+    throw new InvalidArgumentError(
+      `${where}: values must be a Float32Array of n * dim floats (or a DeviceArray<'f32'>), got ${describeValue(values)}`,
+    );
   }
   if (values.length !== n * dim) {
     throw new InvalidArgumentError(

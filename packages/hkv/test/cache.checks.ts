@@ -28,11 +28,21 @@ function commands(pool: number, maxBatch: number): fc.Arbitrary<Command[]> {
     {
       weight: 2,
       arbitrary: keys.chain((k) =>
-        fc.array(fc.integer({ min: 0, max: 1 }), { minLength: k.length, maxLength: k.length }).map((flags) => ({ op: 'accumOrAssign' as const, keys: k, flags })),
+        fc
+          .array(fc.integer({ min: 0, max: 1 }), { minLength: k.length, maxLength: k.length })
+          .map((flags) => ({ op: 'accumOrAssign' as const, keys: k, flags })),
       ),
     },
-    { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 2000 }), fc.nat({ max: 400 })).map(([lo, w]) => ({ op: 'eraseIf' as const, lo, hi: lo + w })) },
-    { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 1000 }), fc.nat({ max: 600 })).map(([from, count]) => ({ op: 'exportRange' as const, from, count })) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.nat({ max: 2000 }), fc.nat({ max: 400 })).map(([lo, w]) => ({ op: 'eraseIf' as const, lo, hi: lo + w })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.nat({ max: 1000 }), fc.nat({ max: 600 }))
+        .map(([from, count]) => ({ op: 'exportRange' as const, from, count })),
+    },
     { weight: 1, arbitrary: fc.constant({ op: 'clear' as const }) },
   );
   return fc.array(command, { minLength: 16, maxLength: 32, size: 'max' });
@@ -96,7 +106,7 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
             expect(got === want, `${what}: erased ${got}, model ${want}`);
             continue;
           }
-                    const mode = (
+          const mode = (
             {
               insertOrAssign: 'upsert',
               insertAndEvict: 'upsert',
@@ -121,7 +131,10 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
             r.evictedKeys.forEach((k, e) => {
               const m = want.evicted.get(k) ?? (before.has(k) ? undefined : undefined);
               expect(m !== undefined, `${what}: evicted 0x${k.toString(16)}, which the model keeps`);
-              expect(sameRow(r.evictedValues.slice(e * dim, (e + 1) * dim), (m as { value: Float32Array }).value), `${what}: evicted value differs`);
+              expect(
+                sameRow(r.evictedValues.slice(e * dim, (e + 1) * dim), (m as { value: Float32Array }).value),
+                `${what}: evicted value differs`,
+              );
               expect(r.evictedScores[e] === m?.score, `${what}: evicted score ${r.evictedScores[e]}, model ${m?.score}`);
             });
           } else if (cmd.op === 'assign') got = await cache.assign(keys, values);
@@ -134,8 +147,12 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
             keys.forEach((k, i) => {
               const e = model.map.get(k);
               const wantFound = want.status[i] === HkvStatus.found || (want.status[i] === HkvStatus.duplicate && before.has(k));
-              if (want.status[i] !== HkvStatus.duplicate) expect((r.found[i] === 1) === wantFound, `${what}: key ${i} found flag ${r.found[i]}`);
-              expect(e !== undefined && sameRow(r.values.slice(i * dim, (i + 1) * dim), e.value), `${what}: key ${i} returned the wrong value`);
+              if (want.status[i] !== HkvStatus.duplicate)
+                expect((r.found[i] === 1) === wantFound, `${what}: key ${i} found flag ${r.found[i]}`);
+              expect(
+                e !== undefined && sameRow(r.values.slice(i * dim, (i + 1) * dim), e.value),
+                `${what}: key ${i} returned the wrong value`,
+              );
             });
           }
           expectStatuses(got.status, want, keys, cache.buckets, what);
@@ -197,21 +214,30 @@ async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: nu
         );
         refusedSeen += r.refused.length;
         evictedSeen += r.evictedKeys.length;
-        expect(policy === 'custom' || r.refused.length === 0, `${what}: ${policy} refused ${r.refused.length} keys (only custom scores are admission-checked)`);
+        expect(
+          policy === 'custom' || r.refused.length === 0,
+          `${what}: ${policy} refused ${r.refused.length} keys (only custom scores are admission-checked)`,
+        );
         before = after;
       }
       totals.refused += refusedSeen;
       totals.evicted += evictedSeen;
     });
     await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs, interruptAfterTimeLimit: 30_000 * scale });
-    expect(totals.evicted > 0 && (policy !== 'custom' || totals.refused > 0), `the batches evicted ${totals.evicted} and refused ${totals.refused}: too few to check`);
+    expect(
+      totals.evicted > 0 && (policy !== 'custom' || totals.refused > 0),
+      `the batches evicted ${totals.evicted} and refused ${totals.refused}: too few to check`,
+    );
   } finally {
     cache.destroy();
   }
 }
 
 export const cacheChecks = defineChecks('hkv/cache', [
-  { name: 'lru: random sequences of every operation on one bucket match the model', run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 128 }, 6) },
+  {
+    name: 'lru: random sequences of every operation on one bucket match the model',
+    run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 128 }, 6),
+  },
   { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
   {
     name: 'lru: values split across 4 buffers (dim 8) match the model',
@@ -221,7 +247,12 @@ export const cacheChecks = defineChecks('hkv/cache', [
     name: 'lru: dim 256 across 2 value buffers, with the dedupe pass skipped for unique batches',
     async run({ gpu, rng, scale }) {
       const dim = 256;
-      const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, maxValueBufferBytes: 128 * dim * 4 * scale, assumeUniqueKeys: true });
+      const cache = await HkvCache.create(gpu, {
+        capacity: 256 * scale,
+        dim,
+        maxValueBufferBytes: 128 * dim * 4 * scale,
+        assumeUniqueKeys: true,
+      });
       try {
         expect(cache.valueSplit.slices === 2, `expected 2 value buffers, got ${cache.valueSplit.slices}`);
         const model = new CacheModel(cache.buckets, dim, 'lru');
@@ -232,9 +263,15 @@ export const cacheChecks = defineChecks('hkv/cache', [
           const want = model.upsert('upsert', keys, values, undefined);
           const r = await cache.insertAndEvict(keys, values);
           expectStatuses(r.status, want, keys, cache.buckets, `dim 256 step ${step}`);
-          expect(r.evictedKeys.length === want.evicted.size, `dim 256 step ${step}: ${r.evictedKeys.length} evicted, model ${want.evicted.size}`);
+          expect(
+            r.evictedKeys.length === want.evicted.size,
+            `dim 256 step ${step}: ${r.evictedKeys.length} evicted, model ${want.evicted.size}`,
+          );
           r.evictedKeys.forEach((k, e) => {
-            expect(sameRow(r.evictedValues.slice(e * dim, (e + 1) * dim), want.evicted.get(k)?.value ?? new Float32Array()), 'evicted value');
+            expect(
+              sameRow(r.evictedValues.slice(e * dim, (e + 1) * dim), want.evicted.get(k)?.value ?? new Float32Array()),
+              'evicted value',
+            );
           });
         }
         await expectModel(cache, model, 'dim 256');
@@ -258,11 +295,21 @@ export const cacheChecks = defineChecks('hkv/cache', [
       try {
         const pool = keyPool(rng, 200);
         const fill = pool.slice(0, 128);
-        await cache.insertOrAssign(fill, new Float32Array(128).fill(1), BigUint64Array.from(fill, (_, i) => 100n + BigInt(i)));
+        await cache.insertOrAssign(
+          fill,
+          new Float32Array(128).fill(1),
+          BigUint64Array.from(fill, (_, i) => 100n + BigInt(i)),
+        );
         const low = await cache.insertAndEvict(pool.slice(128, 129), Float32Array.of(2), BigUint64Array.of(99n));
-        expect(low.status[0] === HkvStatus.refused && low.refused[0] === 0 && low.evictedKeys.length === 0, `score 99 < min 100: status ${low.status[0]}`);
+        expect(
+          low.status[0] === HkvStatus.refused && low.refused[0] === 0 && low.evictedKeys.length === 0,
+          `score 99 < min 100: status ${low.status[0]}`,
+        );
         const tie = await cache.insertAndEvict(pool.slice(129, 130), Float32Array.of(3), BigUint64Array.of(100n));
-        expect(tie.status[0] === HkvStatus.evicted && tie.evictedKeys[0] === fill[0] && tie.evictedScores[0] === 100n, 'a tie with the minimum is admitted and evicts it');
+        expect(
+          tie.status[0] === HkvStatus.evicted && tie.evictedKeys[0] === fill[0] && tie.evictedScores[0] === 100n,
+          'a tie with the minimum is admitted and evicts it',
+        );
         const high = await cache.insertAndEvict(pool.slice(130, 131), Float32Array.of(4), BigUint64Array.of(1n << 63n));
         expect(high.evictedKeys[0] === pool[129], 'a high score evicts the minimum (the tie just admitted, score 100)');
         expect((await cache.size()) === 128, 'the bucket stays full');
@@ -282,7 +329,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
         lru.epoch = 7;
         await lru.insertOrAssign(pool.slice(0, 2), Float32Array.of(1, 2));
         let f = await lru.find(pool.slice(0, 2), { withScores: true });
-        expect(f.scores?.[0] === (7n << 32n) && f.scores?.[1] === (7n << 32n) + 1n, `epochLru scores ${f.scores}`);
+        expect(f.scores?.[0] === 7n << 32n && f.scores?.[1] === (7n << 32n) + 1n, `epochLru scores ${f.scores}`);
         lfu.epoch = 3;
         await lfu.insertOrAssign(pool.slice(0, 1), Float32Array.of(1), BigUint64Array.of(5n));
         await lfu.insertOrAssign(pool.slice(0, 1), Float32Array.of(1), BigUint64Array.of(0xffff_fffen));
@@ -316,15 +363,22 @@ export const cacheChecks = defineChecks('hkv/cache', [
         const values = Float32Array.from({ length: 2 * n }, (_, i) => i);
         const r = await cache.insertOrAssign(keys, values);
         const lastIndex = new Map<bigint, number>();
-        keys.forEach((k, i) => lastIndex.set(k, i));
+        keys.forEach((k, i) => {
+          lastIndex.set(k, i);
+        });
         expect(r.inserted === lastIndex.size, `${r.inserted} inserted for ${lastIndex.size} distinct keys`);
         const got = await snapshot(cache, 'duplicates');
         expect(got.size === lastIndex.size, `${got.size} entries for ${lastIndex.size} distinct keys`);
         for (const [k, i] of lastIndex) {
           const e = got.get(k);
-          expect(e !== undefined && e.value[0] === 2 * i && e.score === BigInt(i), `key 0x${k.toString(16)}: value ${e?.value[0]} score ${e?.score}, want ${2 * i}, ${i}`);
+          expect(
+            e !== undefined && e.value[0] === 2 * i && e.score === BigInt(i),
+            `key 0x${k.toString(16)}: value ${e?.value[0]} score ${e?.score}, want ${2 * i}, ${i}`,
+          );
         }
-        r.status.forEach((s, i) => expect(s === (lastIndex.get(keys[i] as bigint) === i ? HkvStatus.inserted : HkvStatus.duplicate), `status ${i}`));
+        r.status.forEach((s, i) => {
+          expect(s === (lastIndex.get(keys[i] as bigint) === i ? HkvStatus.inserted : HkvStatus.duplicate), `status ${i}`);
+        });
       } finally {
         cache.destroy();
       }
@@ -351,9 +405,17 @@ export const cacheChecks = defineChecks('hkv/cache', [
         expect(odd instanceof InvalidArgumentError, `odd words: ${odd}`);
         const noScores = await thrown(() => custom.insertOrAssign(BigUint64Array.of(1n), Float32Array.of(1)));
         expect(noScores instanceof InvalidArgumentError && /custom/.test(noScores.message), `custom without scores: ${noScores}`);
-        const shortScores = await thrown(() => custom.insertOrAssign(BigUint64Array.of(1n, 2n), Float32Array.of(1, 2), BigUint64Array.of(1n)));
+        const shortScores = await thrown(() =>
+          custom.insertOrAssign(BigUint64Array.of(1n, 2n), Float32Array.of(1, 2), BigUint64Array.of(1n)),
+        );
         expect(shortScores instanceof InvalidArgumentError, `short scores: ${shortScores}`);
-        for (const bad of [{ capacity: 0, dim: 1 }, { capacity: 128, dim: 0 }, { capacity: 128, dim: 1, policy: 'mru' }, { capacity: 256, dim: 1, maxCapacity: 128 }, { capacity: 128, dim: 1, typo: 1 }]) {
+        for (const bad of [
+          { capacity: 0, dim: 1 },
+          { capacity: 128, dim: 0 },
+          { capacity: 128, dim: 1, policy: 'mru' },
+          { capacity: 256, dim: 1, maxCapacity: 128 },
+          { capacity: 128, dim: 1, typo: 1 },
+        ]) {
           const err = await thrown(() => HkvCache.create(gpu, bad as unknown as HkvOptions));
           expect(err instanceof InvalidArgumentError, `options ${JSON.stringify(bad)}: ${err}`);
         }
@@ -368,12 +430,12 @@ export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'growth: automatic doubling past maxLoadFactor keeps every entry up to maxCapacity, then evicts',
     async run({ gpu, rng, scale }) {
-      const cache = await HkvCache.create(gpu, { capacity: 128, maxCapacity: 1024 * scale, dim: 2, maxValueBufferBytes: 256 * 2 * 4 });
+      const cache = await HkvCache.create(gpu, { capacity: 128, maxCapacity: 1024 * scale, dim: 2, maxValueBufferBytes: 256 * 2 * 4 * scale });
       try {
         const pool = keyPool(rng, 1200 * scale);
         const model = new CacheModel(cache.buckets, 2, 'lru');
-        for (let at = 0; at < 400 * scale; at += 50) {
-          const keys = pool.slice(at, at + 50);
+        for (let at = 0; at < 400 * scale; at += 50 * scale) {
+          const keys = pool.slice(at, at + 50 * scale);
           const values = rows(keys, 2, at);
           const r = await cache.insertOrAssign(keys, values);
           model.buckets = cache.buckets;
@@ -434,16 +496,26 @@ export const cacheChecks = defineChecks('hkv/cache', [
       try {
         const keys = keyPool(rng, 300);
         const scores = BigUint64Array.from(keys, (_, i) => BigInt(i));
-        await cache.insertOrAssign(keys, Float32Array.from(keys, (_, i) => i), scores);
+        await cache.insertOrAssign(
+          keys,
+          Float32Array.from(keys, (_, i) => i),
+          scores,
+        );
         let union = 0;
-        for (let at = 0; at < cache.capacity; at += 100) union += (await cache.exportBatch(at, Math.min(100, cache.capacity - at))).keys.length;
+        for (let at = 0; at < cache.capacity; at += 100)
+          union += (await cache.exportBatch(at, Math.min(100, cache.capacity - at))).keys.length;
         expect(union === 300, `export ranges cover ${union} entries`);
         const odd = await cache.exportBatchIf({ keyMask: 1n, keyValue: 1n });
-        expect(odd.keys.every((k) => (k & 1n) === 1n) && odd.keys.length === keys.filter((k) => (k & 1n) === 1n).length, 'exportBatchIf by key pattern');
+        expect(
+          odd.keys.every((k) => (k & 1n) === 1n) && odd.keys.length === keys.filter((k) => (k & 1n) === 1n).length,
+          'exportBatchIf by key pattern',
+        );
         const erased = await cache.eraseIf({ scoreMin: 100n, scoreMax: 199n });
         expect(erased === 100 && (await cache.size()) === 200, `eraseIf erased ${erased}`);
         const f = await cache.find(keys);
-        keys.forEach((_, i) => expect((f.found[i] === 1) === (i < 100 || i >= 200), `after eraseIf, key ${i}`));
+        keys.forEach((_, i) => {
+          expect((f.found[i] === 1) === (i < 100 || i >= 200), `after eraseIf, key ${i}`);
+        });
         // Reclaimed slots are reused: the erased keys fit back without evicting.
         const back = keys.slice(100, 200);
         const r = await cache.insertAndEvict(back, new Float32Array(100), scores.slice(100, 200));
@@ -470,10 +542,16 @@ export const cacheChecks = defineChecks('hkv/cache', [
         gpu.submit([encoder.finish()]);
         const f = await gpu.download(found);
         const v = await gpu.download(values);
-        expect(f.every((x) => x === 1), 'every device key found');
+        expect(
+          f.every((x) => x === 1),
+          'every device key found',
+        );
         expect(sameRow(v, rows(keys, 3, 5)), 'device values round-trip');
         const host = await cache.find(dk);
-        expect(host.found.every((x) => x === 1), 'host find of device keys');
+        expect(
+          host.found.every((x) => x === 1),
+          'host find of device keys',
+        );
         for (const a of [dk, dv, found, values]) a.destroy();
       } finally {
         cache.destroy();

@@ -130,7 +130,10 @@ export function expectBatchInvariants(
     gone.add(k);
     expect(before.has(k) || placed.has(k), `${what}: evicted ${hex(k)} was neither stored nor inserted`);
     const want = lastValue.get(k);
-    expect(want !== undefined && sameRow(evicted.values.slice(e * dim, (e + 1) * dim), want), `${what}: evicted ${hex(k)} came back with the wrong value`);
+    expect(
+      want !== undefined && sameRow(evicted.values.slice(e * dim, (e + 1) * dim), want),
+      `${what}: evicted ${hex(k)} came back with the wrong value`,
+    );
     expect(!after.has(k), `${what}: evicted ${hex(k)} is still stored`);
   }
   const expected = new Set<bigint>([...before.keys(), ...placed]);
@@ -169,6 +172,9 @@ export function expectBatchInvariants(
       if (min === undefined || e.score < min) min = e.score;
     }
     expect(count === 128, `${what}: ${hex(k)} was refused from a bucket that is not full (${count})`);
-    expect(min !== undefined && (batch.scores?.[i] as bigint) < min, `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${min}`);
+    expect(
+      min !== undefined && (batch.scores?.[i] as bigint) < min,
+      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${min}`,
+    );
   });
 }

@@ -146,7 +146,8 @@ export class CacheModel {
         continue;
       }
       residents.sort((x, y) => (x[1].score < y[1].score ? -1 : x[1].score > y[1].score ? 1 : 0));
-      const minFresh = fresh.reduce((m, f) => (f.score < m ? f.score : m), MAX64);
+      let minFresh = MAX64;
+      for (const f of fresh) if (f.score < minFresh) minFresh = f.score;
       const victims = residents.slice(0, overflow);
       const maxVictim = victims.at(-1)?.[1].score ?? 0n;
       const nextResident = residents[overflow]?.[1].score;

@@ -23,7 +23,8 @@ async function stress(gpu: Parameters<typeof HkvCache.create>[0], rng: import('@
       const scores = policy === 'custom' ? BigUint64Array.from(ins, () => BigInt(rng.u32())) : undefined;
       const r = await cache.insertAndEvict(ins, values, scores);
       r.status.forEach((s, i) => {
-        if (s === HkvStatus.inserted || s === HkvStatus.evicted || s === HkvStatus.updated) stored.set(ins[i] as bigint, values.slice(i * dim, (i + 1) * dim));
+        if (s === HkvStatus.inserted || s === HkvStatus.evicted || s === HkvStatus.updated)
+          stored.set(ins[i] as bigint, values.slice(i * dim, (i + 1) * dim));
       });
       for (const k of r.evictedKeys) {
         expect(stored.has(k), `${what}: evicted 0x${k.toString(16)}, which was not stored`);
@@ -47,7 +48,10 @@ async function stress(gpu: Parameters<typeof HkvCache.create>[0], rng: import('@
       let found = 0;
       pool.forEach((k, i) => {
         const want = stored.get(k);
-        expect((f.found[i] === 1) === (want !== undefined), `${what}: 0x${k.toString(16)} found ${f.found[i]}, expected ${want !== undefined} (a lost or a ghost key)`);
+        expect(
+          (f.found[i] === 1) === (want !== undefined),
+          `${what}: 0x${k.toString(16)} found ${f.found[i]}, expected ${want !== undefined} (a lost or a ghost key)`,
+        );
         if (want) {
           found++;
           expect(sameRow(f.values.slice(i * dim, (i + 1) * dim), want), `${what}: 0x${k.toString(16)} has a wrong value`);
@@ -62,6 +66,12 @@ async function stress(gpu: Parameters<typeof HkvCache.create>[0], rng: import('@
 }
 
 export const stressChecks = defineChecks('hkv/stress', [
-  { name: 'lru: mixed batches at load 1.0, zero wrong values and zero lost keys', run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru') },
-  { name: 'custom: mixed batches at load 1.0 with admission, zero wrong values and zero lost keys', run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'custom') },
+  {
+    name: 'lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru'),
+  },
+  {
+    name: 'custom: mixed batches at load 1.0 with admission, zero wrong values and zero lost keys',
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'custom'),
+  },
 ]);

@@ -57,12 +57,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         const hi = keys[2 * i + 1] as number;
         const [hl, hh] = keyHash(lo, hi);
         const free = hi === 0xffffffff && lo >= 0xfffffffe;
-        want.set([hl, hh, bucketOf(lo, hi, buckets), startWordOf(lo, hi), digestOf(lo, hi), (isReservedKey(lo, hi) ? 1 : 0) | (free ? 2 : 0)], 6 * i);
+        want.set(
+          [hl, hh, bucketOf(lo, hi, buckets), startWordOf(lo, hi), digestOf(lo, hi), (isReservedKey(lo, hi) ? 1 : 0) | (free ? 2 : 0)],
+          6 * i,
+        );
       }
       const lanes = ['hash lo', 'hash hi', 'bucket', 'start word', 'digest', 'reserved | free << 1'];
       lanes.forEach((name, j) => {
         const pick = (a: Uint32Array) => Uint32Array.from({ length: n }, (_, i) => a[6 * i + j] as number);
-        expectSameArrays(name, pick(got as Uint32Array), pick(want), { lo: Uint32Array.from({ length: n }, (_, i) => keys[2 * i] as number) });
+        expectSameArrays(name, pick(got as Uint32Array), pick(want), {
+          lo: Uint32Array.from({ length: n }, (_, i) => keys[2 * i] as number),
+        });
       });
       if (EMPTY_DIGEST !== digestOf(0xffffffff, 0xffffffff)) throw new Error('EMPTY_DIGEST is the digest of the empty key');
     },
