@@ -9,7 +9,7 @@ import {
   oneOf,
   positiveInteger,
 } from '@gpuhash/core';
-import { HkvEngine, OUT_HEAD, outWords, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
+import { HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
 import { BUCKET_SLOTS, roundCapacity } from './layout';
 import { HkvStorage } from './storage';
@@ -616,20 +616,28 @@ export class HkvCache {
   // ---- device-side API ----
 
   /**
-   * Encodes a find of `n` device keys ((lo, hi) words) into `out.found` (one word per key) and
-   * `out.values` (`n * dim` floats). Nothing is read back; the cache's capacity must not change
-   * until the encoder is submitted (await the cache's pending operations first).
+   * Encodes a find of device keys ((lo, hi) words) into `out.found` (one word per key) and
+   * `out.values` (`n * dim` floats; leave it out for contains). Nothing is read back; the cache's
+   * capacity must not change until the encoder is submitted (await pending operations first).
+   * `time` gives the timestamp writes of each compute pass (for benchmarks).
    */
   encodeFind(
     encoder: GPUCommandEncoder,
     keys: DeviceArray<'u32'>,
     out: { found: DeviceArray<'u32'>; values?: DeviceArray<'f32'> },
-    timestampWrites?: GPUComputePassTimestampWrites,
+    time?: PassTimer,
   ): void {
     this.assertLive('HkvCache.encodeFind');
     const n = keyCount(keys, 'HkvCache.encodeFind');
     if (n === 0) return;
-    this.engine.encodeFind(encoder, this.storage, keys.buffer, n, { found: out.found.buffer, values: out.values?.buffer }, timestampWrites);
+    this.engine.encodeFind(encoder, this.storage, keys.buffer, n, { found: out.found.buffer, values: out.values?.buffer }, time);
+  }
+
+  /** Encodes emptying the cache (as clear, without waiting). */
+  encodeClear(encoder: GPUCommandEncoder): void {
+    this.assertLive('HkvCache.encodeClear');
+    this.storage.encodeClear(encoder);
+    this.liveCount = 0;
   }
 
   /**
@@ -639,7 +647,7 @@ export class HkvCache {
   encodeInsertOrAssign(
     encoder: GPUCommandEncoder,
     batch: { keys: DeviceArray<'u32'>; values: DeviceArray<'f32'>; scores?: DeviceArray<'u32'>; out?: DeviceArray<'u32'> },
-    timestampWrites?: GPUComputePassTimestampWrites,
+    time?: PassTimer,
   ): void {
     const where = 'HkvCache.encodeInsertOrAssign';
     this.assertLive(where);
@@ -667,7 +675,7 @@ export class HkvCache {
         epoch: this.epochValue,
         insertPasses: INSERT_PASSES,
       },
-      timestampWrites,
+      time,
     );
     this.clock += n;
     gpu.pool.release(staging);

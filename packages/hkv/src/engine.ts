@@ -10,6 +10,9 @@ import { rehashKernel } from './wgsl/rehash';
 import { scanKernel } from './wgsl/scan';
 import { UpdateMode, updateKernel } from './wgsl/update';
 
+/** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
+export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
+
 /** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
 export const OUT_HEAD = 4;
 
@@ -70,7 +73,7 @@ export class HkvEngine {
     out: GPUBuffer,
     evVals: GPUBuffer | undefined,
     plan: UpsertPlan,
-    timestampWrites?: GPUComputePassTimestampWrites,
+    time?: PassTimer,
   ): void {
     const { n } = staged;
     encoder.clearBuffer(out, 0, outWords(n, plan.evict) * 4);
@@ -82,8 +85,8 @@ export class HkvEngine {
       scratch = this.gpu.pool.acquire(bytes, STORAGE_USAGE, 'hkv.dedupe');
       encoder.clearBuffer(scratch, 0, 2 * p * 4);
       const opts = { buffers: { batch: staged.batch, scratch, out }, params: { n, pmask: p - 1 }, invocations: n };
-      dedupeClaimKernel.variant().encode(this.gpu, encoder, opts);
-      dedupeMarkKernel.variant().encode(this.gpu, encoder, opts);
+      dedupeClaimKernel.variant().encode(this.gpu, encoder, { ...opts, timestampWrites: time?.('dedupe') });
+      dedupeMarkKernel.variant().encode(this.gpu, encoder, { ...opts, timestampWrites: time?.('dedupe') });
     }
     const params = this.clockParams(storage, n, plan.clock, plan.epoch);
     const v = this.values(storage);
@@ -100,7 +103,7 @@ export class HkvEngine {
       }),
       params,
       invocations: n,
-      timestampWrites,
+      timestampWrites: time?.('update'),
     });
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
@@ -119,6 +122,7 @@ export class HkvEngine {
           }),
           params,
           invocations: n,
+          timestampWrites: time?.('insert'),
         });
       }
     }
@@ -161,7 +165,7 @@ export class HkvEngine {
     keys: GPUBuffer,
     n: number,
     out: { found: GPUBuffer; values?: GPUBuffer; scores?: GPUBuffer },
-    timestampWrites?: GPUComputePassTimestampWrites,
+    time?: PassTimer,
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
@@ -176,7 +180,7 @@ export class HkvEngine {
       }),
       params: { n, mask: storage.mask },
       invocations: n,
-      timestampWrites,
+      timestampWrites: time?.('find'),
     });
   }
 

@@ -22,6 +22,7 @@ export {
 } from '@gpuhash/core';
 export type { FindOrInsertResult } from './cache';
 export { HkvCache, SLOTS_PER_BUCKET } from './cache';
+export type { PassTimer } from './engine';
 export {
   BUCKET_SLOTS,
   bucketOf,
