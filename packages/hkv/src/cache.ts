@@ -642,7 +642,8 @@ export class HkvCache {
 
   /**
    * Encodes an insertOrAssign of device keys and values (no growth, no readback: the statuses are
-   * left in `out`, `4 + n` words, when given). Advances the LRU clock by n.
+   * left in `out`, `4 + n` words, when given; give it when encoding many batches into one command
+   * buffer, or each borrows a scratch buffer until the submit). Advances the LRU clock by n.
    */
   encodeInsertOrAssign(
     encoder: GPUCommandEncoder,
@@ -656,10 +657,13 @@ export class HkvCache {
     if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
     if (n === 0) return;
     const gpu = this.gpu;
-    const staging = scratchBuffer(gpu, 5 * n * 4, 'hkv.batch');
+    // Without scores the kernels read only the keys: the caller's buffer serves as the batch.
+    const staging = batch.scores ? scratchBuffer(gpu, 4 * n * 4, 'hkv.batch') : batch.keys.buffer;
     const out = batch.out?.buffer ?? scratchBuffer(gpu, outWords(n, false) * 4, 'hkv.out');
-    encoder.copyBufferToBuffer(batch.keys.buffer, 0, staging, 0, 8 * n);
-    if (batch.scores) encoder.copyBufferToBuffer(batch.scores.buffer, 0, staging, 8 * n, 8 * n);
+    if (batch.scores) {
+      encoder.copyBufferToBuffer(batch.keys.buffer, 0, staging, 0, 8 * n);
+      encoder.copyBufferToBuffer(batch.scores.buffer, 0, staging, 8 * n, 8 * n);
+    }
     const staged: StagedUpsert = { n, batch: staging, values: batch.values.buffer, hasScores: batch.scores !== undefined };
     this.engine.encodeUpsert(
       encoder,
@@ -678,7 +682,7 @@ export class HkvCache {
       time,
     );
     this.clock += n;
-    gpu.pool.release(staging);
+    if (batch.scores) gpu.pool.release(staging);
     if (!batch.out) gpu.pool.release(out);
   }
 

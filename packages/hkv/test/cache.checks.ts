@@ -430,7 +430,12 @@ export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'growth: automatic doubling past maxLoadFactor keeps every entry up to maxCapacity, then evicts',
     async run({ gpu, rng, scale }) {
-      const cache = await HkvCache.create(gpu, { capacity: 128, maxCapacity: 1024 * scale, dim: 2, maxValueBufferBytes: 256 * 2 * 4 * scale });
+      const cache = await HkvCache.create(gpu, {
+        capacity: 128,
+        maxCapacity: 1024 * scale,
+        dim: 2,
+        maxValueBufferBytes: 256 * 2 * 4 * scale,
+      });
       try {
         const pool = keyPool(rng, 1200 * scale);
         const model = new CacheModel(cache.buckets, 2, 'lru');
