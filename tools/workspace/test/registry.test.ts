@@ -9,7 +9,16 @@ import { TABLES as BENCH_TABLES } from '../../../apps/bench/src/tables/index.ts'
 import { TABLES as PLAYGROUND_TABLES } from '../../../apps/docs/lib/playground/tables.ts';
 import { workspaceAliases } from '../../../workspace-aliases.mjs';
 import { suiteLoaders } from '../../gpu-check/src/suites.ts';
-import { cachePackages, generatedFiles, guides, missingDependencies, ROOT, sourceEntries, tablePackages, workspacePackages } from '../packages.mjs';
+import {
+  cachePackages,
+  generatedFiles,
+  guides,
+  missingDependencies,
+  ROOT,
+  sourceEntries,
+  tablePackages,
+  workspacePackages,
+} from '../packages.mjs';
 
 const packages = workspacePackages();
 const tables = tablePackages();
@@ -84,8 +93,14 @@ describe('every package is registered', () => {
 
   it('caches (their own API, not a Dictionary) stay out of the dictionary bench and the playground', () => {
     for (const p of cachePackages()) {
-      expect(BENCH_TABLES.some((t) => t.name === p.id || t.name.startsWith(`${p.id}-`)), `${p.id} in the dictionary bench`).toBe(false);
-      expect(PLAYGROUND_TABLES.some((t) => t.id === p.id), `${p.id} in the playground's dictionary tables`).toBe(false);
+      expect(
+        BENCH_TABLES.some((t) => t.name === p.id || t.name.startsWith(`${p.id}-`)),
+        `${p.id} in the dictionary bench`,
+      ).toBe(false);
+      expect(
+        PLAYGROUND_TABLES.some((t) => t.id === p.id),
+        `${p.id} in the playground's dictionary tables`,
+      ).toBe(false);
       expect(p.checks.length, `${p.id} has check suites for gpu-check`).toBeGreaterThan(0);
     }
   });
