@@ -29,7 +29,7 @@ import {
 } from './types';
 import { UpdateMode } from './wgsl/update';
 
-const OWN_OPTIONS = ['capacity', 'dim', 'maxCapacity', 'maxLoadFactor', 'policy', 'assumeUniqueKeys', 'maxValueBufferBytes'];
+const OWN_OPTIONS = ['capacity', 'dim', 'maxCapacity', 'maxLoadFactor', 'policy', 'mode', 'assumeUniqueKeys', 'maxValueBufferBytes'];
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
 const FIXED_BINDINGS = 7;
@@ -69,6 +69,8 @@ export class HkvCache {
   readonly gpu: Gpu;
   readonly dim: number;
   readonly policy: ScorePolicy;
+  /** 'single' or 'dual' (two candidate buckets per key). */
+  readonly mode: 'single' | 'dual';
   readonly maxCapacity: number;
   readonly maxLoadFactor: number;
   readonly assumeUniqueKeys: boolean;
@@ -86,12 +88,13 @@ export class HkvCache {
     this.gpu = gpu;
     this.dim = options.dim;
     this.policy = options.policy;
+    this.mode = options.mode;
     this.maxCapacity = options.maxCapacity;
     this.maxLoadFactor = options.maxLoadFactor;
     this.assumeUniqueKeys = options.assumeUniqueKeys;
     this.valueBufferBytes = valueBufferBytes;
     this.maxSlices = maxSlices;
-    this.engine = new HkvEngine(gpu, options.policy);
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual');
     this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices);
   }
 
@@ -122,6 +125,16 @@ export class HkvCache {
     }
     const policy = options.policy ?? 'lru';
     oneOf(where, 'policy', policy, POLICIES);
+    const mode = options.mode ?? 'single';
+    oneOf(where, 'mode', mode, ['single', 'dual']);
+    if (mode === 'dual' && capacity < 2 * BUCKET_SLOTS) {
+      throw new InvalidArgumentError(`${where}: dual-bucket mode needs at least two buckets (capacity 256), got ${options.capacity}`);
+    }
+    if (mode === 'dual' && maxCapacity !== capacity) {
+      throw new InvalidArgumentError(
+        `${where}: dual-bucket mode has a fixed capacity; leave maxCapacity out (a key's second bucket moves when the bucket count changes)`,
+      );
+    }
     const assumeUniqueKeys = options.assumeUniqueKeys ?? false;
     oneOf(where, 'assumeUniqueKeys', assumeUniqueKeys, [true, false]);
     const deviceBytes = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
@@ -133,7 +146,7 @@ export class HkvCache {
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
     const cache = new HkvCache(
       gpu,
-      { capacity, dim: options.dim, maxCapacity, maxLoadFactor, policy, assumeUniqueKeys, maxValueBufferBytes: valueBufferBytes },
+      { capacity, dim: options.dim, maxCapacity, maxLoadFactor, policy, mode, assumeUniqueKeys, maxValueBufferBytes: valueBufferBytes },
       valueBufferBytes,
       maxSlices,
     );

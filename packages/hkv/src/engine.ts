@@ -47,6 +47,7 @@ export class HkvEngine {
   constructor(
     private readonly gpu: Gpu,
     readonly policy: ScorePolicy,
+    readonly dual: boolean,
   ) {}
 
   private values(storage: HkvStorage): ValueVariant {
@@ -92,7 +93,7 @@ export class HkvEngine {
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
     const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
-    updateKernel.variant({ ...v, policy, hasScores: staged.hasScores, mode: plan.mode }).encode(this.gpu, encoder, {
+    updateKernel.variant({ ...v, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,
@@ -107,7 +108,7 @@ export class HkvEngine {
     });
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
-      const kernel = insertKernel.variant({ ...v, policy, hasScores: staged.hasScores, evict: plan.evict });
+      const kernel = insertKernel.variant({ ...v, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
       for (let pass = 0; pass < plan.insertPasses; pass++) {
         kernel.encode(this.gpu, encoder, {
           buffers: bind({
@@ -140,7 +141,13 @@ export class HkvEngine {
     plan: UpsertPlan,
   ): void {
     const v = this.values(storage);
-    const kernel = insertKernel.variant({ ...v, policy: POLICY_CODES[this.policy], hasScores: staged.hasScores, evict: plan.evict });
+    const kernel = insertKernel.variant({
+      ...v,
+      policy: POLICY_CODES[this.policy],
+      hasScores: staged.hasScores,
+      evict: plan.evict,
+      dual: this.dual,
+    });
     kernel.encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
@@ -169,7 +176,7 @@ export class HkvEngine {
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
-    findKernel.variant({ ...this.values(storage), values, scores }).encode(this.gpu, encoder, {
+    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,
@@ -187,7 +194,7 @@ export class HkvEngine {
   /** erase: out word 0 counts the keys erased, word 1 receives the live count. */
   encodeErase(encoder: GPUCommandEncoder, storage: HkvStorage, keys: GPUBuffer, n: number, out: GPUBuffer): void {
     encoder.clearBuffer(out, 0, OUT_HEAD * 4);
-    eraseKernel.variant().encode(this.gpu, encoder, {
+    eraseKernel.variant({ dual: this.dual }).encode(this.gpu, encoder, {
       buffers: { bucket_meta: storage.meta, keys: storage.keys, scores: storage.scores, qkeys: keys, out },
       params: { n, mask: storage.mask },
       invocations: n,

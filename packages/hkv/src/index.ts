@@ -25,6 +25,7 @@ export { HkvCache, SLOTS_PER_BUCKET } from './cache';
 export type { PassTimer } from './engine';
 export {
   BUCKET_SLOTS,
+  bucket2Of,
   bucketOf,
   digestOf,
   EMPTY_DIGEST,

@@ -44,12 +44,26 @@ export function startWordOf(lo: number, hi: number): number {
   return (keyHash(lo, hi)[0] & 127) >>> 2;
 }
 
-/** A key's one-byte digest: hash bits 32..39, as NVIDIA's library takes them. */
-export function digestOf(lo: number, hi: number): number {
-  return keyHash(lo, hi)[1] & 0xff;
+/**
+ * A key's one-byte digest: hash bits 32..39, as NVIDIA's library takes them; in dual-bucket mode
+ * bits 56..63, which do not overlap the second bucket's bits.
+ */
+export function digestOf(lo: number, hi: number, dual = false): number {
+  const h = keyHash(lo, hi)[1];
+  return dual ? h >>> 24 : h & 0xff;
 }
 
-/** The digest free slots carry: the digest of the empty key (a real key may share it; its key decides). */
+/** Dual-bucket mode's second bucket: hash bits 32 and up, moved to the next bucket when it equals the first. */
+export function bucket2Of(lo: number, hi: number, buckets: number): number {
+  const b1 = bucketOf(lo, hi, buckets);
+  const b2 = keyHash(lo, hi)[1] & (buckets - 1);
+  return b2 === b1 ? (b2 + 1) & (buckets - 1) : b2;
+}
+
+/**
+ * The digest free slots carry: the (single-mode) digest of the empty key, in both modes (a real key
+ * may share it; its key decides).
+ */
 export const EMPTY_DIGEST = digestOf(EMPTY_KEY[0], EMPTY_KEY[1]);
 
 /** How the value vectors are split across buffers: `sliceSlots` slots (whole buckets) per buffer. */

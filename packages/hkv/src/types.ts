@@ -27,6 +27,13 @@ export interface HkvOptions {
   /** The score policy. Default 'lru'. */
   policy?: ScorePolicy;
   /**
+   * 'single' (default): a key's one bucket. 'dual': two candidate buckets per key, the less loaded
+   * while either has room, then the one with the lower minimum score (the first eviction comes near
+   * load 1 instead of about 0.65; finds read two digest lines). Dual mode has a fixed capacity (no
+   * growth or reserve) of at least two buckets.
+   */
+  mode?: 'single' | 'dual';
+  /**
    * Skip the duplicate-key pass of insert batches when every batch is known to hold distinct keys
    * (as NVIDIA's library assumes). A batch with duplicates then may store a key twice. Default false.
    */

@@ -171,10 +171,10 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
  * insertAndEvict batches with policies whose new keys can lose to each other (lfu, custom with
  * random scores: admission control), checked by the batch invariants.
  */
-async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: number): Promise<void> {
+async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: number, mode: 'single' | 'dual' = 'single'): Promise<void> {
   const { gpu, rng, scale } = ctx;
   const dim = 3;
-  const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy });
+  const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy, mode });
   const pool = keyPool(rng, 700 * scale);
   const totals = { refused: 0, evicted: 0 };
   try {
@@ -211,6 +211,7 @@ async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: nu
           cache.buckets,
           dim,
           what,
+          mode === 'dual',
         );
         refusedSeen += r.refused.length;
         evictedSeen += r.evictedKeys.length;
@@ -287,6 +288,39 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   { name: 'lfu: insertAndEvict invariants (never refuses, evicts minimum frequencies)', run: (ctx) => policyInvariants(ctx, 'lfu', 3) },
+  { name: 'dual-bucket, lru: insertAndEvict invariants', run: (ctx) => policyInvariants(ctx, 'lru', 3, 'dual') },
+  {
+    name: 'dual-bucket, custom: insertAndEvict invariants with admission control',
+    run: (ctx) => policyInvariants(ctx, 'custom', 3, 'dual'),
+  },
+  {
+    name: 'dual-bucket: the first eviction comes near load 1, single-bucket well before',
+    async run({ gpu, rng, scale }) {
+      const capacity = 16384 * scale;
+      const loads: Record<string, number> = {};
+      const pool = keyPool(rng, capacity);
+      for (const mode of ['single', 'dual'] as const) {
+        const cache = await HkvCache.create(gpu, { capacity, dim: 1, mode, assumeUniqueKeys: true });
+        try {
+          const batch = capacity / 128;
+          let at = 0;
+          for (; at < capacity; at += batch) {
+            const r = await cache.insertAndEvict(pool.slice(at, at + batch), new Float32Array(batch));
+            if (r.evictedKeys.length > 0) break;
+          }
+          loads[mode] = at / capacity;
+          const f = await cache.find(pool.slice(0, at + batch));
+          const evicted = at < capacity ? batch - f.found.subarray(at).reduce((a, x) => a + x, 0) : 0;
+          expect(f.found.reduce((a, x) => a + x, 0) === (await cache.size()), `${mode}: finds agree with size`);
+          expect(evicted >= 0, `${mode}: evictions accounted`);
+        } finally {
+          cache.destroy();
+        }
+      }
+      const [single, dual] = [loads.single as number, loads.dual as number];
+      expect(dual >= 0.95 && single < dual - 0.08, `first eviction: single ${single}, dual ${dual}`);
+    },
+  },
   { name: 'custom: insertAndEvict invariants with admission control', run: (ctx) => policyInvariants(ctx, 'custom', 4) },
   {
     name: 'custom: a key below its full bucket minimum is refused, a tie is admitted',

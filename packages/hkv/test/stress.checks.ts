@@ -7,9 +7,15 @@ import { expect, keyPool, rows, sameRow } from './helpers';
  * (every value found is the last one written for its key) and zero lost keys (a key neither
  * evicted nor erased is always found; an evicted or erased key never is). Larger on a GPU.
  */
-async function stress(gpu: Parameters<typeof HkvCache.create>[0], rng: import('@gpuhash/testing').Rng, scale: number, policy: ScorePolicy) {
+async function stress(
+  gpu: Parameters<typeof HkvCache.create>[0],
+  rng: import('@gpuhash/testing').Rng,
+  scale: number,
+  policy: ScorePolicy,
+  mode: 'single' | 'dual' = 'single',
+) {
   const dim = 4;
-  const cache = await HkvCache.create(gpu, { capacity: 1024 * scale, dim, policy });
+  const cache = await HkvCache.create(gpu, { capacity: 1024 * scale, dim, policy, mode });
   try {
     const pool = keyPool(rng, 3 * cache.capacity);
     const batch = cache.capacity / 4;
@@ -17,7 +23,7 @@ async function stress(gpu: Parameters<typeof HkvCache.create>[0], rng: import('@
     const pick = (n: number) => BigUint64Array.from({ length: n }, () => pool[rng.below(pool.length)] as bigint);
     let evictions = 0;
     for (let round = 0; round < 16; round++) {
-      const what = `${policy} round ${round}`;
+      const what = `${policy} ${mode} round ${round}`;
       const ins = pick(batch);
       const values = rows(ins, dim, 3 * round + 1);
       const scores = policy === 'custom' ? BigUint64Array.from(ins, () => BigInt(rng.u32())) : undefined;

@@ -1,6 +1,6 @@
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { bucketOf, digestOf, EMPTY_DIGEST, isReservedKey, keyHash, startWordOf } from '../src';
+import { bucket2Of, bucketOf, digestOf, EMPTY_DIGEST, isReservedKey, keyHash, startWordOf } from '../src';
 import { hkvCoreModule } from '../src/wgsl/common';
 
 const WG = 64;
@@ -35,8 +35,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     out[6u * i] = h.x;
     out[6u * i + 1u] = h.y;
     out[6u * i + 2u] = hkv_bucket(h, params.mask);
-    out[6u * i + 3u] = hkv_start_word(h);
-    out[6u * i + 4u] = hkv_digest(h);
+    out[6u * i + 3u] = hkv_start_word(h) | (hkv_bucket2(h, params.mask, hkv_bucket(h, params.mask)) << 8u);
+    out[6u * i + 4u] = hkv_digest(h) | ((h.y >> 24u) << 8u);
     out[6u * i + 5u] = select(0u, 1u, hkv_is_reserved(k)) | select(0u, 2u, hkv_is_free(k));
   }
 }
@@ -58,11 +58,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         const [hl, hh] = keyHash(lo, hi);
         const free = hi === 0xffffffff && lo >= 0xfffffffe;
         want.set(
-          [hl, hh, bucketOf(lo, hi, buckets), startWordOf(lo, hi), digestOf(lo, hi), (isReservedKey(lo, hi) ? 1 : 0) | (free ? 2 : 0)],
+          [
+            hl,
+            hh,
+            bucketOf(lo, hi, buckets),
+            (startWordOf(lo, hi) | (bucket2Of(lo, hi, buckets) << 8)) >>> 0,
+            digestOf(lo, hi) | (digestOf(lo, hi, true) << 8),
+            (isReservedKey(lo, hi) ? 1 : 0) | (free ? 2 : 0),
+          ],
           6 * i,
         );
       }
-      const lanes = ['hash lo', 'hash hi', 'bucket', 'start word', 'digest', 'reserved | free << 1'];
+      const lanes = ['hash lo', 'hash hi', 'bucket', 'start word | bucket2 << 8', 'digest | dual digest << 8', 'reserved | free << 1'];
       lanes.forEach((name, j) => {
         const pick = (a: Uint32Array) => Uint32Array.from({ length: n }, (_, i) => a[6 * i + j] as number);
         expectSameArrays(name, pick(got as Uint32Array), pick(want), {

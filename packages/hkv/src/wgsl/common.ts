@@ -87,6 +87,11 @@ fn hkv_hash(k: vec2<u32>) -> vec2<u32> { return hash_fmix64(k); }
 fn hkv_bucket(h: vec2<u32>, mask: u32) -> u32 { return (h.x >> 7u) & mask; }
 fn hkv_start_word(h: vec2<u32>) -> u32 { return (h.x & 127u) >> 2u; }
 fn hkv_digest(h: vec2<u32>) -> u32 { return h.y & 0xffu; }
+/** Dual-bucket mode's second bucket (hash bits 32 and up; the next bucket when it equals the first). */
+fn hkv_bucket2(h: vec2<u32>, mask: u32, b1: u32) -> u32 {
+  let b = h.y & mask;
+  return select(b, (b + 1u) & mask, b == b1);
+}
 `,
   { requires: [fmix64Module, u64Module, u64OrderModule] },
 );
@@ -135,8 +140,24 @@ const ADMISSION: bool = POLICY == 4u;
 export const locateModule = wgslModule(
   'hkv.locate',
   /* wgsl */ `
+/** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
+fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
+
+/** The key's global slot (bucket * 128 + slot) in its bucket, or its two buckets (DUAL), or NONE. */
+fn hkv_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
+  let b1 = hkv_bucket(h, mask);
+  let s1 = hkv_locate(k, h, b1);
+  if (s1 != NONE) { return b1 * BUCKET + s1; }
+  if (DUAL) {
+    let b2 = hkv_bucket2(h, mask, b1);
+    let s2 = hkv_locate(k, h, b2);
+    if (s2 != NONE) { return b2 * BUCKET + s2; }
+  }
+  return NONE;
+}
+
 fn hkv_locate(k: vec2<u32>, h: vec2<u32>, b: u32) -> u32 {
-  let d = hkv_digest(h);
+  let d = hkv_key_digest(h);
   let start = hkv_start_word(h);
   for (var w = 0u; w < 32u; w++) {
     let wi = (start + w) & 31u;
@@ -150,10 +171,10 @@ fn hkv_locate(k: vec2<u32>, h: vec2<u32>, b: u32) -> u32 {
   return NONE;
 }
 `,
-  { requires: [hkvCoreModule, u64OrderModule], needs: ['digest_word', 'key_at'] },
+  { requires: [hkvCoreModule, u64OrderModule], needs: ['digest_word', 'key_at', 'DUAL'] },
 );
 
 /** The constants a per-key kernel is specialised with. */
-export function opConstants(v: ValueVariant & { policy: number; hasScores: boolean }): Record<string, number | boolean> {
-  return { DIM: v.dim, POLICY: v.policy, HAS_SCORES: v.hasScores };
+export function opConstants(v: ValueVariant & { policy: number; hasScores: boolean; dual: boolean }): Record<string, number | boolean> {
+  return { DIM: v.dim, POLICY: v.policy, HAS_SCORES: v.hasScores, DUAL: v.dual };
 }

@@ -13,6 +13,7 @@ export const eraseKernel = defineKernel({
   name: 'hkv.erase',
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
+  variant: { dual: false },
   bindings: {
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
@@ -21,7 +22,7 @@ export const eraseKernel = defineKernel({
     qkeys: storage('read', 'vec2<u32>'),
     out: storage('read_write', 'atomic<u32>'),
   },
-  source: (decls) =>
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -30,11 +31,8 @@ ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let k = qkeys[i];
     if (hkv_is_reserved(k)) { continue; }
-    let h = hkv_hash(k);
-    let b = hkv_bucket(h, params.mask);
-    let s = hkv_locate(k, h, b);
-    if (s == NONE) { continue; }
-    let g = b * BUCKET + s;
+    let g = hkv_find_slot(k, hkv_hash(k), params.mask);
+    if (g == NONE) { continue; }
     if (!try_claim(g)) { continue; }
     if (all(key_at(g) == k)) {
       reclaim(g);
@@ -45,6 +43,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, hkvCoreModule, claimModule, locateModule] },
+      { modules: [gridModule, hkvCoreModule, claimModule, locateModule], constants: { DUAL: v.dual } },
     ),
 });

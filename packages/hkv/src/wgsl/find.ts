@@ -7,6 +7,7 @@ export interface FindVariant extends ValueVariant {
   values: boolean;
   /** Write each found key's score (find with scores). */
   scores: boolean;
+  dual: boolean;
 }
 
 /**
@@ -19,7 +20,7 @@ export const findKernel = defineKernel({
   name: 'hkv.find',
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, values: true, scores: false } as FindVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, values: true, scores: false, dual: false } as FindVariant,
   bindings: (v: FindVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', 'u32'),
@@ -41,19 +42,13 @@ ${v.values ? sliceAccessors(v, false) : ''}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let k = qkeys[i];
-    var s = NONE;
-    var b = 0u;
-    if (!hkv_is_reserved(k)) {
-      let h = hkv_hash(k);
-      b = hkv_bucket(h, params.mask);
-      s = hkv_locate(k, h, b);
-    }
-    let g = b * BUCKET + s;
-    found[i] = select(0u, 1u, s != NONE);
-    ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[g], s != NONE);' : ''}
+    var g = NONE;
+    if (!hkv_is_reserved(k)) { g = hkv_find_slot(k, hkv_hash(k), params.mask); }
+    found[i] = select(0u, 1u, g != NONE);
+    ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
     ${
       v.values
-        ? `if (s != NONE) {
+        ? `if (g != NONE) {
       for (var j = 0u; j < ${v.dim}u; j++) { out_vals[i * ${v.dim}u + j] = val_load(g, j); }
     } else {
       for (var j = 0u; j < ${v.dim}u; j++) { out_vals[i * ${v.dim}u + j] = 0.0; }
@@ -63,6 +58,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, hkvCoreModule, locateModule] },
+      { modules: [gridModule, hkvCoreModule, locateModule], constants: { DUAL: v.dual } },
     ),
 });

@@ -3,6 +3,7 @@ import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/ke
 import { claimModule } from './claim';
 import {
   hkvCoreModule,
+  locateModule,
   MAX_ATTEMPTS,
   opConstants,
   opParams,
@@ -18,6 +19,8 @@ export interface InsertVariant extends ValueVariant {
   hasScores: boolean;
   /** Write each evicted entry (key, score, value) to the out buffers, compacted by a counter. */
   evict: boolean;
+  /** Dual-bucket mode: two candidate buckets, the less loaded while there is room, then the lower minimum. */
+  dual: boolean;
 }
 
 /**
@@ -36,7 +39,7 @@ export const insertKernel = defineKernel({
   name: 'hkv.insert',
   workgroupSize: WORKGROUP_SIZE,
   params: opParams,
-  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, evict: false } as InsertVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, evict: false, dual: false } as InsertVariant,
   bindings: (v: InsertVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
@@ -81,19 +84,34 @@ fn claim_free(b: u32, start: u32) -> u32 {
   return NONE;
 }
 
+/** Free slots of bucket b by their digests (a real key with the empty digest counts too: a heuristic). */
+fn free_count(b: u32) -> u32 {
+  var c = 0u;
+  for (var w = 0u; w < 32u; w++) { c += countOneBits(hash_byte_match(digest_word(b * 32u + w), EMPTY_DIGEST)); }
+  return c;
+}
+
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let st = atomicLoad(&out[OUT_HEAD + i]);
     if (st != ST_PENDING && st != ST_BUSY) { continue; }
     let k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
     let h = hkv_hash(k);
-    let b = hkv_bucket(h, params.mask);
-    let d = hkv_digest(h);
+    let b1 = hkv_bucket(h, params.mask);
+    let b2 = select(b1, hkv_bucket2(h, params.mask, b1), DUAL);
+    let d = hkv_key_digest(h);
     let start = hkv_start_word(h);
     let desired = score_new(i);
     var result = ST_BUSY;
     for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
-      let free = claim_free(b, start);
+      var first = b1;
+      var second = b2;
+      if (DUAL && free_count(b2) > free_count(b1)) {
+        first = b2;
+        second = b1;
+      }
+      var free = claim_free(first, start);
+      if (DUAL && free == NONE) { free = claim_free(second, start); }
       if (free != NONE) {
         write_slot(free, i, k, d, desired);
         release(free);
@@ -101,14 +119,21 @@ ${entryPoint(WORKGROUP_SIZE)} {
         result = ST_INSERTED;
         break;
       }
-      // The bucket is full: its minimum score among the slots no one holds.
+      // The bucket is full (both are): the minimum score among the slots no one holds.
       var lo = vec2<u32>(0xffffffffu, 0xffffffffu);
       var victim = NONE;
-      for (var t = 0u; t < BUCKET; t++) {
-        let g = b * BUCKET + ((start * 4u + t) & 127u);
-        if (is_claimed(g)) { continue; }
-        let sc = score_at(g);
-        if (victim == NONE || hash_u64_lt(sc, lo)) { lo = sc; victim = g; }
+      for (var which = 0u; which < select(1u, 2u, DUAL); which++) {
+        let b = select(b1, b2, which == 1u);
+        for (var q = 0u; q < 4u; q++) {
+          let claims = atomicLoad(&bucket_meta[lock_base() + b * 4u + ((start / 8u + q) & 3u)]);
+          for (var r = 0u; r < 32u; r++) {
+            let s = ((start / 8u + q) & 3u) * 32u + r;
+            if ((claims & (1u << r)) != 0u) { continue; }
+            let g = b * BUCKET + s;
+            let sc = score_at(g);
+            if (victim == NONE || hash_u64_lt(sc, lo)) { lo = sc; victim = g; }
+          }
+        }
       }
       if (victim == NONE) { continue; }
       if (ADMISSION && hash_u64_lt(desired, lo)) { result = ST_REFUSED; break; }
@@ -143,7 +168,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
 }
 `,
       {
-        modules: [gridModule, hkvCoreModule, claimModule, scoreModule],
+        modules: [gridModule, hkvCoreModule, claimModule, scoreModule, locateModule],
         constants: opConstants({ ...v }),
       },
     ),

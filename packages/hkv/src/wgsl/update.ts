@@ -32,6 +32,7 @@ export interface UpdateVariant extends ValueVariant {
   policy: number;
   hasScores: boolean;
   mode: number;
+  dual: boolean;
 }
 
 /**
@@ -44,7 +45,7 @@ export const updateKernel = defineKernel({
   name: 'hkv.update',
   workgroupSize: WORKGROUP_SIZE,
   params: opParams,
-  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, mode: 0 } as UpdateVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, mode: 0, dual: false } as UpdateVariant,
   bindings: (v: UpdateVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', 'u32'),
@@ -77,10 +78,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
     let k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
     if (hkv_is_reserved(k)) { out[OUT_HEAD + i] = ST_RESERVED; continue; }
     let h = hkv_hash(k);
-    let b = hkv_bucket(h, params.mask);
-    let s = hkv_locate(k, h, b);
+    let g = hkv_find_slot(k, h, params.mask);
     let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
-    if (s == NONE) {
+    if (g == NONE) {
       if (MODE == 0u || MODE == 5u || (MODE == 4u && !accumulate)) {
         out[OUT_HEAD + i] = ST_PENDING;
       } else if (MODE == 4u) {
@@ -90,7 +90,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
       }
       continue;
     }
-    let g = b * BUCKET + s;
     if (MODE == 4u && !accumulate) { out[OUT_HEAD + i] = ST_IGNORED; continue; }
     if (MODE != 3u && MODE != 5u) { ${values ? writeValue : ''} }
     if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
