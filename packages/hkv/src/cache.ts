@@ -9,7 +9,7 @@ import {
   oneOf,
   positiveInteger,
 } from '@gpuhash/core';
-import { HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
+import { EV_WORDS, HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
 import { BUCKET_SLOTS, roundCapacity } from './layout';
 import { HkvStorage } from './storage';
@@ -29,7 +29,18 @@ import {
 } from './types';
 import { UpdateMode } from './wgsl/update';
 
-const OWN_OPTIONS = ['capacity', 'dim', 'maxCapacity', 'maxLoadFactor', 'policy', 'mode', 'assumeUniqueKeys', 'maxValueBufferBytes'];
+const OWN_OPTIONS = [
+  'capacity',
+  'dim',
+  'maxCapacity',
+  'maxLoadFactor',
+  'policy',
+  'mode',
+  'assumeUniqueKeys',
+  'maxValueBufferBytes',
+  'maxDeviceBytesForValues',
+];
+const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
 const FIXED_BINDINGS = 7;
@@ -84,6 +95,9 @@ export class HkvCache {
   private epochValue = 0;
   private tail: Group | undefined;
 
+  /** The host tier: values of slots from `storage.deviceSlots` up (undefined: every value on the device). */
+  private host: Float32Array | undefined;
+
   private constructor(gpu: Gpu, options: Required<HkvOptions>, valueBufferBytes: number, maxSlices: number) {
     this.gpu = gpu;
     this.dim = options.dim;
@@ -95,7 +109,12 @@ export class HkvCache {
     this.valueBufferBytes = valueBufferBytes;
     this.maxSlices = maxSlices;
     this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual');
-    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices);
+    const deviceSlots = Math.min(
+      options.capacity,
+      Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
+    );
+    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices, deviceSlots);
+    if (deviceSlots < options.capacity) this.host = new Float32Array((options.capacity - deviceSlots) * options.dim);
   }
 
   /** Creates a cache, cleared. Throws InvalidArgumentError on a bad option, LimitExceededError past the device's limits. */
@@ -137,6 +156,19 @@ export class HkvCache {
     }
     const assumeUniqueKeys = options.assumeUniqueKeys ?? false;
     oneOf(where, 'assumeUniqueKeys', assumeUniqueKeys, [true, false]);
+    let maxDeviceBytesForValues = Number.MAX_SAFE_INTEGER;
+    if (options.maxDeviceBytesForValues !== undefined) {
+      const b = options.maxDeviceBytesForValues;
+      if (!(typeof b === 'number' && Number.isSafeInteger(b) && b >= 0)) {
+        throw new InvalidArgumentError(`${where}: maxDeviceBytesForValues must be a non-negative integer, got ${String(b)}`);
+      }
+      maxDeviceBytesForValues = b;
+      if (b < capacity * options.dim * 4 && maxCapacity !== capacity) {
+        throw new InvalidArgumentError(
+          `${where}: a cache with a host tier (maxDeviceBytesForValues) has a fixed capacity; leave maxCapacity out`,
+        );
+      }
+    }
     const deviceBytes = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
     let valueBufferBytes = deviceBytes;
     if (options.maxValueBufferBytes !== undefined) {
@@ -146,7 +178,17 @@ export class HkvCache {
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
     const cache = new HkvCache(
       gpu,
-      { capacity, dim: options.dim, maxCapacity, maxLoadFactor, policy, mode, assumeUniqueKeys, maxValueBufferBytes: valueBufferBytes },
+      {
+        capacity,
+        dim: options.dim,
+        maxCapacity,
+        maxLoadFactor,
+        policy,
+        mode,
+        assumeUniqueKeys,
+        maxValueBufferBytes: valueBufferBytes,
+        maxDeviceBytesForValues,
+      },
       valueBufferBytes,
       maxSlices,
     );
@@ -276,8 +318,11 @@ export class HkvCache {
       const dim = this.dim;
       const batch = scratchBuffer(gpu, 5 * n * 4, 'hkv.batch');
       const inVals = scratchBuffer(gpu, n * dim * 4, 'hkv.values.in');
-      const out = scratchBuffer(gpu, outWords(n, evict) * 4, 'hkv.out');
-      const evVals = evict ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
+      // The host tier needs the evicted entries' slots to know each slot's last writer.
+      const host = this.host;
+      const evicting = evict || host !== undefined;
+      const out = scratchBuffer(gpu, outWords(n, evicting) * 4, 'hkv.out');
+      const evVals = evicting ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
       try {
         const encoder = gpu.device.createCommandEncoder({ label: where });
         if (words) gpu.write(batch, words);
@@ -297,7 +342,7 @@ export class HkvCache {
         const staged: StagedUpsert = { n, batch, values: inVals, hasScores: scoreIn !== undefined };
         const plan: UpsertPlan = {
           mode,
-          evict,
+          evict: evicting,
           dedupe: !this.assumeUniqueKeys,
           clock: this.clock,
           epoch: this.epochValue,
@@ -306,30 +351,91 @@ export class HkvCache {
         this.engine.encodeUpsert(encoder, this.storage, staged, out, evVals, plan);
         gpu.submit([encoder.finish()]);
         this.clock += n;
-        let head = new Uint32Array(await gpu.readBytes(out, 0, (OUT_HEAD + n) * 4));
-        for (let retry = 0; retry < MAX_HOST_RETRIES && head.subarray(OUT_HEAD).includes(HkvStatus.busy); retry++) {
+        const headWords = OUT_HEAD + (host ? 2 * n : n);
+        let head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
+        for (let retry = 0; retry < MAX_HOST_RETRIES && head.subarray(OUT_HEAD, OUT_HEAD + n).includes(HkvStatus.busy); retry++) {
           const again = gpu.device.createCommandEncoder({ label: `${where} (retry)` });
           this.engine.encodeInsertRetry(again, this.storage, staged, out, evVals, plan);
           gpu.submit([again.finish()]);
-          head = new Uint32Array(await gpu.readBytes(out, 0, (OUT_HEAD + n) * 4));
+          head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
         }
         this.liveCount = head[1] as number;
         const result = decodeStatus(head.subarray(OUT_HEAD, OUT_HEAD + n));
-        if (!evict) return result;
+        if (!evicting) return result;
         const e = head[0] as number;
         if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
-        const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + n) * 4, 16 * e)) : new Uint32Array(0);
+        const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
         const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
+        const evictedKeys = wordsToBig(meta, e, EV_WORDS, 0);
+        if (host) {
+          const rows =
+            mode === UpdateMode.assignScores
+              ? new Float32Array(0)
+              : values instanceof DeviceArray
+                ? await gpu.download(values as DeviceArray<'f32'>)
+                : (values as Float32Array);
+          const batchKeys = words ?? new Uint32Array(await gpu.readBytes((keys as DeviceArray).buffer, 0, 8 * n));
+          this.applyHostTier(mode, result.status, head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n), batchKeys, rows, meta, evictedKeys, ev);
+        }
+        if (!evict) return result;
         return {
           ...result,
-          evictedKeys: wordsToBig(meta, e, 4, 0),
-          evictedScores: wordsToBig(meta, e, 4, 2),
+          evictedKeys,
+          evictedScores: wordsToBig(meta, e, EV_WORDS, 2),
           evictedValues: ev,
         } satisfies EvictResult;
       } finally {
         for (const b of [batch, inVals, out, evVals]) if (b) gpu.pool.release(b);
       }
     });
+  }
+
+  /**
+   * The host tier's half of an insert-like batch (the kernels wrote only device-resident values):
+   * first the updates of present keys, then the evicted entries' values (a key placed by this batch
+   * had its batch value; any other, the host copy), then the values of keys placed and not evicted.
+   */
+  private applyHostTier(
+    mode: number,
+    status: Uint8Array,
+    slots: Uint32Array,
+    keyWords: Uint32Array,
+    rows: Float32Array,
+    evMeta: Uint32Array,
+    evictedKeys: BigUint64Array,
+    evValues: Float32Array,
+  ): void {
+    const host = this.host as Float32Array;
+    const dim = this.dim;
+    const d0 = this.storage.deviceSlots;
+    const hostRow = (g: number) => host.subarray((g - d0) * dim, (g - d0 + 1) * dim);
+    const row = (i: number) => rows.subarray(i * dim, (i + 1) * dim);
+    const keyOf = (i: number) => (BigInt(keyWords[2 * i + 1] as number) << 32n) | BigInt(keyWords[2 * i] as number);
+    const placed = new Map<bigint, number>();
+    for (let i = 0; i < status.length; i++) {
+      const st = status[i] as number;
+      const g = slots[i] as number;
+      if (st === HkvStatus.inserted || st === HkvStatus.evicted) placed.set(keyOf(i), i);
+      if (st !== HkvStatus.updated || g === NONE || g < d0 || mode === UpdateMode.assignScores) continue;
+      const target = hostRow(g);
+      if (mode === UpdateMode.accum) {
+        const add = row(i);
+        for (let j = 0; j < dim; j++) target[j] = Math.fround((target[j] as number) + (add[j] as number));
+      } else target.set(row(i));
+    }
+    const evicted = new Set<bigint>();
+    for (let e = 0; e < evictedKeys.length; e++) {
+      const k = evictedKeys[e] as bigint;
+      evicted.add(k);
+      const g = evMeta[EV_WORDS * e + 4] as number;
+      if (g < d0) continue;
+      const i = placed.get(k);
+      evValues.set(i !== undefined ? row(i) : hostRow(g), e * dim);
+    }
+    for (const [k, i] of placed) {
+      const g = slots[i] as number;
+      if (g >= d0 && g !== NONE && !evicted.has(k)) hostRow(g).set(row(i));
+    }
   }
 
   // ---- readers ----
@@ -438,16 +544,28 @@ export class HkvCache {
     const scores = withScores ? scratchBuffer(gpu, n * 8, 'hkv.find.scores') : undefined;
     try {
       const encoder = gpu.device.createCommandEncoder({ label: 'HkvCache.find' });
-      this.engine.encodeFind(encoder, this.storage, q, n, { found, values, scores });
+      const host = this.host;
+      this.engine.encodeFind(encoder, this.storage, q, n, { found, values, scores, slots: host !== undefined });
       gpu.submit([encoder.finish()]);
       const [f, v, s] = await Promise.all([
         gpu.readBytes(found, 0, n * 4),
         values ? gpu.readBytes(values, 0, n * this.dim * 4) : Promise.resolve(undefined),
         scores ? gpu.readBytes(scores, 0, n * 8) : Promise.resolve(undefined),
       ]);
-      const flags = Uint8Array.from(new Uint32Array(f));
+      const words = new Uint32Array(f);
+      const flags = host ? Uint8Array.from(words, (g) => (g === NONE ? 0 : 1)) : Uint8Array.from(words);
+      const out = v ? new Float32Array(v) : new Float32Array(0);
+      if (host && v) {
+        // The host tier: gather the values of host-resident slots.
+        const d0 = this.storage.deviceSlots;
+        const dim = this.dim;
+        for (let i = 0; i < n; i++) {
+          const g = words[i] as number;
+          if (g !== NONE && g >= d0) out.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
+        }
+      }
       return {
-        values: v ? new Float32Array(v) : new Float32Array(0),
+        values: out,
         found: flags,
         ...(s ? { scores: wordsToBig(new Uint32Array(s), n) } : {}),
       };
@@ -527,7 +645,7 @@ export class HkvCache {
       integerIn(where, 'n', count, 0, capacity - offset);
       if (count === 0) return { keys: new BigUint64Array(0), values: new Float32Array(0), scores: new BigUint64Array(0) };
       const gpu = this.gpu;
-      const out = scratchBuffer(gpu, (OUT_HEAD + 4 * count) * 4, 'hkv.out');
+      const out = scratchBuffer(gpu, (OUT_HEAD + EV_WORDS * count) * 4, 'hkv.out');
       const vals = scratchBuffer(gpu, count * this.dim * 4, 'hkv.export.values');
       try {
         const encoder = gpu.device.createCommandEncoder({ label: where });
@@ -537,9 +655,19 @@ export class HkvCache {
         const e = head[0] as number;
         this.liveCount = head[1] as number;
         if (e === 0) return { keys: new BigUint64Array(0), values: new Float32Array(0), scores: new BigUint64Array(0) };
-        const [meta, v] = await Promise.all([gpu.readBytes(out, OUT_HEAD * 4, 16 * e), gpu.readBytes(vals, 0, e * this.dim * 4)]);
+        const [meta, v] = await Promise.all([gpu.readBytes(out, OUT_HEAD * 4, EV_WORDS * 4 * e), gpu.readBytes(vals, 0, e * this.dim * 4)]);
         const words = new Uint32Array(meta);
-        return { keys: wordsToBig(words, e, 4, 0), scores: wordsToBig(words, e, 4, 2), values: new Float32Array(v) };
+        const exported = new Float32Array(v);
+        const host = this.host;
+        if (host) {
+          const d0 = this.storage.deviceSlots;
+          const dim = this.dim;
+          for (let i = 0; i < e; i++) {
+            const g = words[EV_WORDS * i + 4] as number;
+            if (g >= d0) exported.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
+          }
+        }
+        return { keys: wordsToBig(words, e, EV_WORDS, 0), scores: wordsToBig(words, e, EV_WORDS, 2), values: exported };
       } finally {
         gpu.pool.release(out);
         gpu.pool.release(vals);
@@ -641,6 +769,7 @@ export class HkvCache {
     time?: PassTimer,
   ): void {
     this.assertLive('HkvCache.encodeFind');
+    this.assertNoHostTier('HkvCache.encodeFind');
     const n = keyCount(keys, 'HkvCache.encodeFind');
     if (n === 0) return;
     this.engine.encodeFind(encoder, this.storage, keys.buffer, n, { found: out.found.buffer, values: out.values?.buffer }, time);
@@ -654,8 +783,8 @@ export class HkvCache {
   }
 
   /**
-   * Encodes an insertOrAssign of device keys and values (no growth, no readback: the statuses are
-   * left in `out`, `4 + n` words, when given; give it when encoding many batches into one command
+   * Encodes an insertOrAssign of device keys and values (no growth, no readback: the statuses and
+   * slots are left in `out`, `4 + 2n` words, when given; give it when encoding many batches into one command
    * buffer, or each borrows a scratch buffer until the submit). Advances the LRU clock by n.
    */
   encodeInsertOrAssign(
@@ -665,6 +794,7 @@ export class HkvCache {
   ): void {
     const where = 'HkvCache.encodeInsertOrAssign';
     this.assertLive(where);
+    this.assertNoHostTier(where);
     const n = keyCount(batch.keys, where);
     checkValues(batch.values, n, this.dim, where);
     if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
@@ -714,6 +844,19 @@ export class HkvCache {
     if (this.destroyed) return;
     this.destroyed = true;
     this.storage.destroy();
+  }
+
+  private assertNoHostTier(where: string): void {
+    if (this.host) {
+      throw new InvalidArgumentError(
+        `${where}: this cache keeps values in host memory (maxDeviceBytesForValues); use the host API, which stages them`,
+      );
+    }
+  }
+
+  /** Slots whose values live in host memory (the host tier; 0 without one). */
+  get hostSlots(): number {
+    return this.capacity - this.storage.deviceSlots;
   }
 
   private assertLive(where: string): void {

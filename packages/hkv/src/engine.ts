@@ -37,9 +37,12 @@ export interface UpsertPlan {
   insertPasses: number;
 }
 
-/** The words an upsert's out buffer needs: head, statuses, and 4 per evicted entry when evicting. */
+/** Words per evicted or exported entry in an out buffer: key, score, slot. */
+export const EV_WORDS = 5;
+
+/** The words an upsert's out buffer needs: head, statuses, slots, and 5 per evicted entry when evicting. */
 export function outWords(n: number, evict: boolean): number {
-  return OUT_HEAD + n + (evict ? 4 * n : 0);
+  return OUT_HEAD + 2 * n + (evict ? EV_WORDS * n : 0);
 }
 
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
@@ -51,7 +54,7 @@ export class HkvEngine {
   ) {}
 
   private values(storage: HkvStorage): ValueVariant {
-    return { dim: storage.dim, slices: storage.split.slices, sliceSlots: storage.split.sliceSlots };
+    return { dim: storage.dim, slices: storage.split.slices, sliceSlots: storage.split.sliceSlots, deviceSlots: storage.deviceSlots };
   }
 
   private sliceRecord(storage: HkvStorage, prefix = 'v'): Record<string, GPUBuffer> {
@@ -171,12 +174,12 @@ export class HkvEngine {
     storage: HkvStorage,
     keys: GPUBuffer,
     n: number,
-    out: { found: GPUBuffer; values?: GPUBuffer; scores?: GPUBuffer },
+    out: { found: GPUBuffer; values?: GPUBuffer; scores?: GPUBuffer; slots?: boolean },
     time?: PassTimer,
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
-    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual }).encode(this.gpu, encoder, {
+    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,

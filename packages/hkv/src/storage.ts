@@ -6,7 +6,8 @@ import { BUCKET_SLOTS, DIGEST_WORDS, EMPTY_DIGEST, LOCK_WORDS, type ValueSplit, 
  * - `meta`: per bucket 32 words of digests (one 128-byte line), then per bucket 4 words of claim
  *   bits, then 4 counter words (the first: live entries).
  * - `keys`: (lo, hi) per slot; `scores`: (lo, hi) per slot.
- * - `values`: `dim` floats per slot, `split.sliceSlots` slots per buffer.
+ * - `values`: `dim` floats per slot, `split.sliceSlots` slots per buffer, for the first
+ *   `deviceSlots` slots (the host tier keeps the rest).
  */
 export class HkvStorage {
   readonly meta: GPUBuffer;
@@ -22,9 +23,11 @@ export class HkvStorage {
     readonly dim: number,
     valueBufferBytes: number,
     maxSlices: number,
+    /** Slots whose values live on the device (whole buckets); the others' values live in host memory. */
+    readonly deviceSlots: number = capacity,
   ) {
     this.buckets = capacity / BUCKET_SLOTS;
-    this.split = valueSplit(capacity, dim, valueBufferBytes);
+    this.split = deviceSlots > 0 ? valueSplit(deviceSlots, dim, valueBufferBytes) : { sliceSlots: BUCKET_SLOTS, slices: 1 };
     if (this.split.slices > maxSlices) {
       throw new LimitExceededError(
         `HkvCache: ${capacity} slots of ${dim} floats`,
@@ -46,8 +49,8 @@ export class HkvStorage {
       this.scores = make(capacity * 8, 'hkv.scores');
       const values: GPUBuffer[] = [];
       for (let s = 0; s < this.split.slices; s++) {
-        const slots = Math.min(this.split.sliceSlots, capacity - s * this.split.sliceSlots);
-        values.push(make(slots * dim * 4, `hkv.values${s}`));
+        const slots = Math.min(this.split.sliceSlots, deviceSlots - s * this.split.sliceSlots);
+        values.push(make(Math.max(slots, 1) * dim * 4, `hkv.values${s}`));
       }
       this.values = values;
     } catch (e) {

@@ -43,6 +43,13 @@ export interface HkvOptions {
    * it are split across several buffers; set it small to exercise the split.
    */
   maxValueBufferBytes?: number;
+  /**
+   * GPU memory budget for the values (bytes, whole buckets). The values of the slots past it live in
+   * host memory, staged through readbacks: the GPU finds the slots, the host gathers and scatters
+   * (WebGPU cannot map storage buffers). A cache with a host tier has a fixed capacity and no `encode*`.
+   * Default: every value on the GPU.
+   */
+  maxDeviceBytesForValues?: number;
 }
 
 /** Keys: a `BigUint64Array`, a `Uint32Array` of (low, high) word pairs, or such pairs on the device. */

@@ -167,14 +167,25 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
   }
 }
 
+/** Dual-bucket mode with every value in host memory: the batch invariants (values checked) of custom-scored insertAndEvict batches. */
+async function hostDual(ctx: CheckContext): Promise<void> {
+  await policyInvariants(ctx, 'custom', 2, 'dual', { maxDeviceBytesForValues: 0 });
+}
+
 /**
  * insertAndEvict batches with policies whose new keys can lose to each other (lfu, custom with
  * random scores: admission control), checked by the batch invariants.
  */
-async function policyInvariants(ctx: CheckContext, policy: ScorePolicy, runs: number, mode: 'single' | 'dual' = 'single'): Promise<void> {
+async function policyInvariants(
+  ctx: CheckContext,
+  policy: ScorePolicy,
+  runs: number,
+  mode: 'single' | 'dual' = 'single',
+  extra: Partial<HkvOptions> = {},
+): Promise<void> {
   const { gpu, rng, scale } = ctx;
   const dim = 3;
-  const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy, mode });
+  const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy, mode, ...extra });
   const pool = keyPool(rng, 700 * scale);
   const totals = { refused: 0, evicted: 0 };
   try {
@@ -240,6 +251,14 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 128 }, 6),
   },
   { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
+  {
+    name: 'host tier: half the values in host memory, random sequences match the model',
+    run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * ctx.scale }, 4),
+  },
+  {
+    name: 'host tier: every value in host memory, dual-bucket, custom insertAndEvict invariants',
+    run: (ctx) => hostDual(ctx),
+  },
   {
     name: 'lru: values split across 4 buffers (dim 8) match the model',
     run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * ctx.scale }, 3),

@@ -13,9 +13,10 @@ async function stress(
   scale: number,
   policy: ScorePolicy,
   mode: 'single' | 'dual' = 'single',
+  maxDeviceBytesForValues?: number,
 ) {
   const dim = 4;
-  const cache = await HkvCache.create(gpu, { capacity: 1024 * scale, dim, policy, mode });
+  const cache = await HkvCache.create(gpu, { capacity: 1024 * scale, dim, policy, mode, maxDeviceBytesForValues });
   try {
     const pool = keyPool(rng, 3 * cache.capacity);
     const batch = cache.capacity / 4;
@@ -79,5 +80,13 @@ export const stressChecks = defineChecks('hkv/stress', [
   {
     name: 'custom: mixed batches at load 1.0 with admission, zero wrong values and zero lost keys',
     run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'custom'),
+  },
+  {
+    name: 'dual-bucket, lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru', 'dual'),
+  },
+  {
+    name: 'host tier (a quarter of the values on the GPU), lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru', 'single', 256 * 4 * 4 * scale),
   },
 ]);

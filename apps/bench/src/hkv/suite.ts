@@ -185,7 +185,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
         misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
       }
       const values = gpu.createArray('f32', chunk * dim, 'bench.hkv.values');
-      const out = gpu.createArray('u32', chunk + 4, 'bench.hkv.out');
+      const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
       const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
       const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
       try {

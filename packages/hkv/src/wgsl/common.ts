@@ -25,6 +25,8 @@ export interface ValueVariant {
   dim: number;
   slices: number;
   sliceSlots: number;
+  /** Slots whose values live on the device; the values of slots from here up live in host memory (the host tier). */
+  deviceSlots: number;
 }
 
 /** The value buffers' bindings, `v0`..: read-only or read-write arrays of f32. */
@@ -47,8 +49,10 @@ export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v',
     return `switch (s) {\n${arms.join('\n')}\n    default: { ${body(`${prefix}0`)} }\n  }`;
   };
   const head = `  let s = slot / ${v.sliceSlots}u;\n  let o = (slot - s * ${v.sliceSlots}u) * ${v.dim}u + j;`;
-  let out = `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
-  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: f32) {\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
+  // Host-tier slots: the kernel leaves their values to the host (which reads the slot from the out buffer).
+  const guard = (ret: string) => `  if (slot >= ${v.deviceSlots}u) { return${ret}; }`;
+  let out = `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${guard(' 0.0')}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
+  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: f32) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
   return out;
 }
 
@@ -72,8 +76,10 @@ const ST_IGNORED: u32 = ${HkvStatus.ignored}u;
 const ST_FOUND: u32 = ${HkvStatus.found}u;
 // Not a result: found absent by the update pass, to be inserted by the insert pass.
 const ST_PENDING: u32 = 100u;
-// The out buffer: 4 counter words, then one status per key, then 4 words per evicted or exported entry.
+// The out buffer: 4 counter words, then one status per key, then one slot per key (the slot it was
+// found in or placed in, NONE otherwise), then 5 words per evicted entry (key, score, slot).
 const OUT_HEAD: u32 = 4u;
+const EV_WORDS: u32 = 5u;
 
 // Reserved keys: (lo, hi) = (0xffffffff | 0xfffffffe | 0xfffffffd, 0xffffffff).
 const EMPTY_LO: u32 = 0xffffffffu;

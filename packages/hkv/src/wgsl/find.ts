@@ -8,6 +8,8 @@ export interface FindVariant extends ValueVariant {
   /** Write each found key's score (find with scores). */
   scores: boolean;
   dual: boolean;
+  /** Write each key's slot (NONE when absent) instead of a 0/1 flag: the host tier gathers the host-resident values. */
+  slots: boolean;
 }
 
 /**
@@ -20,7 +22,7 @@ export const findKernel = defineKernel({
   name: 'hkv.find',
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, values: true, scores: false, dual: false } as FindVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, values: true, scores: false, dual: false, slots: false } as FindVariant,
   bindings: (v: FindVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', 'u32'),
@@ -44,7 +46,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
     let k = qkeys[i];
     var g = NONE;
     if (!hkv_is_reserved(k)) { g = hkv_find_slot(k, hkv_hash(k), params.mask); }
-    found[i] = select(0u, 1u, g != NONE);
+    found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
     ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
     ${
       v.values

@@ -39,7 +39,16 @@ export const insertKernel = defineKernel({
   name: 'hkv.insert',
   workgroupSize: WORKGROUP_SIZE,
   params: opParams,
-  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, evict: false, dual: false } as InsertVariant,
+  variant: {
+    dim: 1,
+    slices: 1,
+    sliceSlots: 128,
+    deviceSlots: 128,
+    policy: 0,
+    hasScores: false,
+    evict: false,
+    dual: false,
+  } as InsertVariant,
   bindings: (v: InsertVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
@@ -103,6 +112,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
     let start = hkv_start_word(h);
     let desired = score_new(i);
     var result = ST_BUSY;
+    var placed = NONE;
     for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
       var first = b1;
       var second = b2;
@@ -117,6 +127,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
         release(free);
         atomicAdd(&bucket_meta[counters_base()], 1u);
         result = ST_INSERTED;
+        placed = free;
         break;
       }
       // The bucket is full (both are): the minimum score among the slots no one holds.
@@ -146,23 +157,27 @@ ${entryPoint(WORKGROUP_SIZE)} {
         release(victim);
         atomicAdd(&bucket_meta[counters_base()], 1u);
         result = ST_INSERTED;
+        placed = victim;
         break;
       }
       if (hash_u64_lt(lo, old_score)) { release(victim); continue; }
       if (EVICT) {
         let e = atomicAdd(&out[0], 1u);
-        let at = OUT_HEAD + params.n + 4u * e;
+        let at = OUT_HEAD + 2u * params.n + EV_WORDS * e;
         atomicStore(&out[at], old_key.x);
         atomicStore(&out[at + 1u], old_key.y);
         atomicStore(&out[at + 2u], old_score.x);
         atomicStore(&out[at + 3u], old_score.y);
+        atomicStore(&out[at + 4u], victim);
         ${v.evict ? 'for (var j = 0u; j < DIM; j++) { ev_vals[e * DIM + j] = val_load(victim, j); }' : ''}
       }
       write_slot(victim, i, k, d, desired);
       release(victim);
       result = ST_EVICTED;
+      placed = victim;
       break;
     }
+    atomicStore(&out[OUT_HEAD + params.n + i], placed);
     atomicStore(&out[OUT_HEAD + i], result);
   }
 }

@@ -36,8 +36,8 @@ export const rehashKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 
-${sliceAccessors({ dim: v.dim, slices: v.oldSlices, sliceSlots: v.oldSliceSlots }, false, 'u', 'old')}
-${sliceAccessors({ dim: v.dim, slices: v.slices, sliceSlots: v.sliceSlots }, true)}
+${sliceAccessors({ dim: v.dim, slices: v.oldSlices, sliceSlots: v.oldSliceSlots, deviceSlots: 0xffffffff }, false, 'u', 'old')}
+${sliceAccessors({ dim: v.dim, slices: v.slices, sliceSlots: v.sliceSlots, deviceSlots: 0xffffffff }, true)}
 
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('b', 'params.buckets', WORKGROUP_SIZE)} {

@@ -11,7 +11,8 @@ export interface ScanVariant extends ValueVariant {
 /**
  * One invocation per slot of `[offset, offset + count)`: occupied slots whose key and score pass
  * the predicate `(key & kmask) == kval && smin <= score <= smax` are exported (compacted through
- * the counter `out[0]`: 4 words per entry after the head, and `dim` floats in `ev_vals`) or erased.
+ * the counter `out[0]`: key, score and slot, 5 words per entry after the head, and `dim` floats in
+ * `ev_vals`) or erased.
  * Every slot has one invocation, so erasing needs no claim.
  */
 export const scanKernel = defineKernel({
@@ -30,7 +31,7 @@ export const scanKernel = defineKernel({
     smax_lo: 'u32',
     smax_hi: 'u32',
   },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, export: true } as ScanVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, export: true } as ScanVariant,
   bindings: (v: ScanVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
@@ -59,11 +60,12 @@ ${entryPoint(WORKGROUP_SIZE)} {
     ${
       v.export
         ? `let e = atomicAdd(&out[0], 1u);
-    let at = OUT_HEAD + 4u * e;
+    let at = OUT_HEAD + EV_WORDS * e;
     atomicStore(&out[at], k.x);
     atomicStore(&out[at + 1u], k.y);
     atomicStore(&out[at + 2u], sc.x);
     atomicStore(&out[at + 3u], sc.y);
+    atomicStore(&out[at + 4u], g);
     for (var j = 0u; j < ${v.dim}u; j++) { ev_vals[e * ${v.dim}u + j] = val_load(g, j); }`
         : `reclaim(g);
     atomicSub(&bucket_meta[counters_base()], 1u);

@@ -45,7 +45,7 @@ export const updateKernel = defineKernel({
   name: 'hkv.update',
   workgroupSize: WORKGROUP_SIZE,
   params: opParams,
-  variant: { dim: 1, slices: 1, sliceSlots: 128, policy: 0, hasScores: false, mode: 0, dual: false } as UpdateVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, policy: 0, hasScores: false, mode: 0, dual: false } as UpdateVariant,
   bindings: (v: UpdateVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', 'u32'),
@@ -90,6 +90,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
       }
       continue;
     }
+    out[OUT_HEAD + params.n + i] = g;
     if (MODE == 4u && !accumulate) { out[OUT_HEAD + i] = ST_IGNORED; continue; }
     if (MODE != 3u && MODE != 5u) { ${values ? writeValue : ''} }
     if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
