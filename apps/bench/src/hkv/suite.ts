@@ -15,6 +15,9 @@ import { gops, type Stats, summarize } from '../stats';
  *   unique keys as NVIDIA's benchmark assumes; GPU time from timestamps; "kept" = size / inserted.
  * - hitrate: continuous Zipf ingestion at load 1.0: per batch, find then insertOrAssign the batch;
  *   hit rate = keys found / keys looked up after a warm-up of 4x capacity, per policy and exponent.
+ * - hosttier: the host API's wall-clock insertOrAssign and find (dim 32, half the capacity's keys)
+ *   with every value on the GPU, half of them in host memory, and all of them there: the staged path
+ *   (GPU finds slots, the host gathers and scatters) is bound by readbacks and the host link.
  * - topn: custom scores (uniform random u64), 5x capacity distinct keys inserted in batches of
  *   capacity/64 through insertAndEvict, in single- and dual-bucket mode: the load at the first
  *   eviction, and the share of the capacity highest-scored keys still cached at the end.
@@ -63,7 +66,7 @@ export const HKV_SUITES = {
   },
 };
 
-export const HKV_WORKLOADS = ['throughput', 'hitrate', 'topn'] as const;
+export const HKV_WORKLOADS = ['throughput', 'hitrate', 'topn', 'hosttier'] as const;
 
 export function hkvUsage(): string {
   return `usage: gpuhash-bench hkv [quick|full] [options]
@@ -428,6 +431,63 @@ async function topnOne(ctx: Ctx, o: HkvBenchOptions, mode: 'single' | 'dual'): P
   }
 }
 
+async function hosttier(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
+  const rows: HkvRow[] = [];
+  const capacity = 2 ** (o.suite === 'full' ? 22 : 12);
+  const dim = 32;
+  const n = capacity / 2;
+  const keys = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const [lo, hi] = hostKey(i);
+    keys[2 * i] = lo;
+    keys[2 * i + 1] = hi;
+  }
+  const values = Float32Array.from({ length: n * dim }, (_, j) => j);
+  for (const onHost of [0, 0.5, 1]) {
+    const deviceBytes = Math.round((1 - onHost) * capacity) * dim * 4;
+    const cache = await HkvCache.create(ctx.gpu, { capacity, dim, maxDeviceBytesForValues: deviceBytes, assumeUniqueKeys: true });
+    try {
+      const time = async (body: () => Promise<unknown>) => {
+        const samples: number[] = [];
+        for (let r = 0; r < o.reps + 1; r++) {
+          await ctx.gpu.finish();
+          const t0 = performance.now();
+          await body();
+          if (r > 0) samples.push(performance.now() - t0);
+        }
+        return summarize(samples);
+      };
+      const ins = await time(() => cache.insertOrAssign(keys, values));
+      let ok = true;
+      const fnd = await time(async () => {
+        const f = await cache.find(keys);
+        ok &&= f.found.every((x) => x === 1) && f.values[dim * (n - 1)] === dim * (n - 1);
+      });
+      for (const [operation, stats] of [
+        ['insertOrAssign (host API)', ins],
+        ['find (host API)', fnd],
+      ] as const) {
+        rows.push({
+          workload: 'hosttier',
+          operation,
+          dim,
+          load: 0.5,
+          ops: n,
+          gpuMs: stats,
+          gops: gops(n, stats.median),
+          fraction: onHost,
+          ok,
+          note: `${(100 * onHost).toFixed(0)}% of the values in host memory; wall clock, ${((n * dim * 4) / (stats.median / 1000) / 1e9).toFixed(2)} GB/s of values`,
+        });
+      }
+      ctx.log(`hosttier ${onHost}: insert ${ins.median.toFixed(1)} ms, find ${fnd.median.toFixed(1)} ms`);
+    } finally {
+      cache.destroy();
+    }
+  }
+  return rows;
+}
+
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`);
 
 export function formatHkvRows(rows: readonly HkvRow[]): string {
@@ -482,6 +542,7 @@ export async function runHkvBench(
     if (options.workloads.includes('throughput')) rows.push(...(await throughput(ctx, options)));
     if (options.workloads.includes('hitrate')) rows.push(...(await hitrate(ctx, options)));
     if (options.workloads.includes('topn')) rows.push(...(await topn(ctx, options)));
+    if (options.workloads.includes('hosttier')) rows.push(...(await hosttier(ctx, options)));
     io.stdout(`${formatHkvRows(rows)}\n`);
     if (options.json) {
       const { mkdirSync, writeFileSync } = await import('node:fs');
