@@ -1,4 +1,4 @@
-import { DestroyedError, InvalidArgumentError, ReservedKeyError } from '@gpuhash/core';
+import { DestroyedError, InvalidArgumentError, LimitExceededError, ReservedKeyError } from '@gpuhash/core';
 import { type CheckContext, defineChecks, thrown } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
@@ -472,6 +472,15 @@ export const cacheChecks = defineChecks('hkv/cache', [
           const err = await thrown(() => HkvCache.create(gpu, bad as unknown as HkvOptions));
           expect(err instanceof InvalidArgumentError, `options ${JSON.stringify(bad)}: ${err}`);
         }
+        // More value buffers than a kernel may bind: refused up front, naming the limit.
+        const slices = gpu.limits.maxStorageBuffersPerShaderStage - 6;
+        const tooMany = await thrown(() =>
+          HkvCache.create(gpu, { capacity: 128 * 2 ** Math.ceil(Math.log2(slices)), dim: 1, maxValueBufferBytes: 512 }),
+        );
+        expect(
+          tooMany instanceof LimitExceededError && /maxStorageBuffersPerShaderStage/.test(tooMany.message),
+          `too many value buffers: ${tooMany}`,
+        );
         cache.destroy();
         expect((await thrown(() => cache.find(BigUint64Array.of(1n)))) instanceof DestroyedError, 'destroyed');
       } finally {

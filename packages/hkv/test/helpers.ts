@@ -167,22 +167,26 @@ export function expectBatchInvariants(
     const m = maxGone.get(bucketOf64(k));
     expect(m === undefined || e.score >= m, `${what}: ${hex(k)} (score ${e.score}) survived an eviction of score ${m} in its bucket`);
   }
+  // Per bucket, after the batch: entries and minimum score (once, for the refused keys).
+  const buckets2 = new Map<number, { count: number; min: bigint }>();
+  for (const [r, e] of after) {
+    const b = bucketOf64(r);
+    const cur = buckets2.get(b);
+    if (!cur) buckets2.set(b, { count: 1, min: e.score });
+    else {
+      cur.count++;
+      if (e.score < cur.min) cur.min = e.score;
+    }
+  }
   batch.status.forEach((s, i) => {
     if (s !== HkvStatus.refused) return;
     const k = batch.keys[i] as bigint;
     expect(!after.has(k), `${what}: refused ${hex(k)} is stored`);
-    const b = bucketOf64(k);
-    let min: bigint | undefined;
-    let count = 0;
-    for (const [r, e] of after) {
-      if (bucketOf64(r) !== b) continue;
-      count++;
-      if (min === undefined || e.score < min) min = e.score;
-    }
-    expect(count === 128, `${what}: ${hex(k)} was refused from a bucket that is not full (${count})`);
+    const info = buckets2.get(bucketOf64(k));
+    expect(info?.count === 128, `${what}: ${hex(k)} was refused from a bucket that is not full (${info?.count})`);
     expect(
-      min !== undefined && (batch.scores?.[i] as bigint) < min,
-      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${min}`,
+      info !== undefined && (batch.scores?.[i] as bigint) < info.min,
+      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${info?.min}`,
     );
   });
 }

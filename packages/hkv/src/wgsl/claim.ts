@@ -7,7 +7,7 @@ import { hkvCoreModule } from './common';
  * invocation whose atomicOr set its bit; the holder re-reads the slot, writes it, and clears the
  * bit. No invocation waits for a bit: a held slot is skipped or retried a bounded number of times.
  * Every bit is clear between dispatches. The kernel declares `bucket_meta`, `keys` and `scores` as
- * arrays of atomic<u32> and `params.mask`.
+ * arrays of `atomic<u32>` and `params.mask`.
  */
 export const claimModule = wgslModule(
   'hkv.claim',
