@@ -169,7 +169,9 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
 
 /** Dual-bucket mode with every value in host memory: the batch invariants (values checked) of custom-scored insertAndEvict batches. */
 async function hostDual(ctx: CheckContext): Promise<void> {
-  await policyInvariants(ctx, 'custom', 2, 'dual', { maxDeviceBytesForValues: 0 });
+  await policyInvariants(ctx, 'custom', 3, 'dual', { maxDeviceBytesForValues: 0 });
+  // Single-bucket, half on the host: keys placed and evicted by the same batch land in host slots.
+  await policyInvariants(ctx, 'custom', 3, 'single', { maxDeviceBytesForValues: 128 * 3 * 4 * ctx.scale });
 }
 
 /**
@@ -256,7 +258,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * ctx.scale }, 4),
   },
   {
-    name: 'host tier: every value in host memory, dual-bucket, custom insertAndEvict invariants',
+    name: 'host tier: custom insertAndEvict invariants, every value on the host (dual-bucket) and half of them (single)',
     run: (ctx) => hostDual(ctx),
   },
   {
