@@ -75,7 +75,7 @@ HierarchicalKV's workloads: throughput (insertOrAssign, find hit, find miss per 
 (continuous Zipf ingestion at load 1.0, per policy and exponent) and topn (top-N retention, first eviction).
 
   quick                  2^${HKV_SUITES.quick.capacityLog2} slots, dims ${HKV_SUITES.quick.dims}, loads ${HKV_SUITES.quick.loads}
-  full                   2^${HKV_SUITES.full.capacityLog2} slots, dims ${HKV_SUITES.full.dims}, loads ${HKV_SUITES.full.loads} (hitrate and topn at 2^22)
+  full                   2^${HKV_SUITES.full.capacityLog2} slots, dims ${HKV_SUITES.full.dims}, loads ${HKV_SUITES.full.loads} (hitrate and hosttier at 2^22, topn at 2^20)
   --workload LIST        ${HKV_WORKLOADS.join(',')} (default all)
   --capacity-log2 N      slots of the throughput cache
   --dims LIST            value dims of the throughput workload
@@ -391,7 +391,7 @@ async function topn(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
 }
 
 async function topnOne(ctx: Ctx, o: HkvBenchOptions, mode: 'single' | 'dual'): Promise<HkvRow> {
-  const capacity = 2 ** (o.suite === 'full' ? 22 : 12);
+  const capacity = 2 ** (o.suite === 'full' ? 20 : 12);
   const batch = capacity / 64;
   const total = 5 * capacity;
   const cache = await HkvCache.create(ctx.gpu, { capacity, dim: 1, policy: 'custom', mode });
