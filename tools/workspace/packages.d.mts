@@ -1,6 +1,7 @@
 /** The `gpuhash` field of a package's package.json. */
 export interface GpuhashMeta {
-  kind: 'table' | 'toolkit';
+  /** 'table': a core `Dictionary`; 'cache': its own API (hkv), not a `Dictionary`; 'toolkit': core, kernels. */
+  kind: 'table' | 'cache' | 'toolkit';
   /** Position in every list (API reference, guides, bench, playground, checks). */
   order: number;
   /** One line: what the package is. */
@@ -9,7 +10,7 @@ export interface GpuhashMeta {
   guide?: string;
   /** The paper the design comes from. */
   paper?: string;
-  /** Tables: the exported class with `static create(gpu, options)`. */
+  /** Tables and caches: the exported class with `static create(gpu, options)`. */
   export?: string;
   /** Tables: the highest load factor the bench and the playground reach. */
   maxLoad?: number;
@@ -32,6 +33,7 @@ export declare const ROOT: string;
 export declare const CONSUMERS: Record<string, { field: 'dependencies' | 'devDependencies'; extra: string[] }>;
 export declare function workspacePackages(root?: string): WorkspacePackage[];
 export declare function tablePackages(root?: string): WorkspacePackage[];
+export declare function cachePackages(root?: string): WorkspacePackage[];
 export declare function sourceEntries(root?: string): Record<string, string>;
 export declare function apiPackages(root?: string): string[];
 export declare function guides(root?: string): { text: string; link: string }[];

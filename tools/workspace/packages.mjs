@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const SCOPE = '@gpuhash/';
-const KINDS = new Set(['table', 'toolkit']);
+const KINDS = new Set(['table', 'cache', 'toolkit']);
 
 /** Test helpers, resolved to their sources like the packages (more specific entry first). */
 const TESTING_ENTRIES = {
@@ -31,12 +31,12 @@ export const CONSUMERS = {
 
 /**
  * @typedef {object} GpuhashMeta The `gpuhash` field of a package's package.json.
- * @property {'table' | 'toolkit'} kind
+ * @property {'table' | 'cache' | 'toolkit'} kind 'table': a core `Dictionary` (bench, playground); 'cache': its own API (HKV), benched by its own suite
  * @property {number} order Position in every list (API reference, guides, bench, playground, checks).
  * @property {string} summary One line: what the package is (the playground's table list; a toolkit's guide title).
  * @property {string} [guide] The docs page of its guide ('/guides/hive').
  * @property {string} [paper] The paper the design comes from.
- * @property {string} [export] Tables: the exported class with `static create(gpu, options)`.
+ * @property {string} [export] Tables and caches: the exported class with `static create(gpu, options)`.
  * @property {number} [maxLoad] Tables: the highest load factor the bench and the playground reach.
  * @property {Record<string, unknown>} [playground] Tables: options the playground creates it with (default `{ growth: false }`).
  */
@@ -83,13 +83,18 @@ function validate(id, pkg) {
   const meta = pkg.gpuhash;
   if (pkg.name !== `${SCOPE}${id}`) problems.push(`"name" must be "${SCOPE}${id}" (the folder's name), got ${JSON.stringify(pkg.name)}`);
   if (typeof meta !== 'object' || meta === null) {
-    problems.push('needs a "gpuhash" field: { "kind": "table" | "toolkit", "order": N, "summary": "..." } (see tools/workspace/README.md)');
+    problems.push(
+      'needs a "gpuhash" field: { "kind": "table" | "cache" | "toolkit", "order": N, "summary": "..." } (see tools/workspace/README.md)',
+    );
     return problems;
   }
-  if (!KINDS.has(meta.kind)) problems.push(`gpuhash.kind must be "table" or "toolkit", got ${JSON.stringify(meta.kind)}`);
+  if (!KINDS.has(meta.kind)) problems.push(`gpuhash.kind must be "table", "cache" or "toolkit", got ${JSON.stringify(meta.kind)}`);
   if (typeof meta.order !== 'number') problems.push('gpuhash.order must be a number (its place in the lists)');
   if (typeof meta.summary !== 'string' || meta.summary === '') problems.push('gpuhash.summary must be one line of text');
   if (meta.guide !== undefined && !/^\/guides\/[\w-]+$/.test(meta.guide)) problems.push('gpuhash.guide must look like "/guides/NAME"');
+  if (meta.kind === 'cache' && (typeof meta.export !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(meta.export))) {
+    problems.push('gpuhash.export must name the cache class the package exports ("HkvCache")');
+  }
   if (meta.kind === 'table') {
     if (typeof meta.export !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(meta.export)) {
       problems.push('gpuhash.export must name the table class the package exports ("HiveTable")');
@@ -109,11 +114,16 @@ export function apiPackages(root = ROOT) {
   return workspacePackages(root).map((p) => p.id);
 }
 
-/** @returns {{ text: string, link: string }[]} the guides: tables first, then the toolkit, each in order */
+/** @returns {WorkspacePackage[]} the caches (their own API, not a `Dictionary`), in order */
+export function cachePackages(root = ROOT) {
+  return workspacePackages(root).filter((p) => p.gpuhash.kind === 'cache');
+}
+
+/** @returns {{ text: string, link: string }[]} the guides: tables and caches first, then the toolkit, each in order */
 export function guides(root = ROOT) {
   const all = workspacePackages(root).filter((p) => p.gpuhash.guide);
   return [
-    ...all.filter((p) => p.gpuhash.kind === 'table').map((p) => ({ text: p.id, link: p.gpuhash.guide })),
+    ...all.filter((p) => p.gpuhash.kind === 'table' || p.gpuhash.kind === 'cache').map((p) => ({ text: p.id, link: p.gpuhash.guide })),
     ...all.filter((p) => p.gpuhash.kind === 'toolkit').map((p) => ({ text: `${p.id}: ${p.gpuhash.summary}`, link: p.gpuhash.guide })),
   ];
 }

@@ -69,6 +69,7 @@ suites:
   quick                  the default: every table and workload, small (seconds on a CPU with SwiftShader):
                          2^${SUITES.quick.capacityLog2} slots, loads ${SUITES.quick.loads.join(',')}, ${SUITES.quick.reps} reps
   full                   2^${SUITES.full.capacityLog2} slots, loads ${SUITES.full.loads.join(',')}, ${SUITES.full.reps} reps (a GPU)
+  hkv [quick|full]       HierarchicalKV's cache workloads (gpuhash-bench hkv --help)
 
 options:
   --table NAMES          comma-separated tables (default all): ${known.tables.join(', ')}

@@ -4,6 +4,7 @@ import { type Gpu, requestGpu } from '@gpuhash/core';
 import { callerDirectory, type Known, type Options, parseArgs, resolvePaths, UsageError, usage } from './args';
 import { describeDevice } from './device';
 import { gitInfo } from './git';
+import { runHkvBench } from './hkv/suite';
 import { Progress } from './progress';
 import { compareReports, formatComparison } from './report/compare';
 import { formatMarkdown } from './report/markdown';
@@ -78,6 +79,8 @@ function writeFile(path: string, text: string): void {
  */
 export async function main(argv: readonly string[], overrides: Partial<MainIo> = {}): Promise<number> {
   const io = { ...defaultIo(), ...overrides };
+  // HKV is a cache, not a Dictionary: its workloads are a suite of their own.
+  if (argv[0] === 'hkv') return runHkvBench(argv.slice(1), io, io.gpu ? [] : DAWN_OPTIONS);
   const tables = io.tables ?? TABLES;
   const known: Known = { tables: tables.map((t) => t.name), workloads: workloadNames(WORKLOADS) };
   let options: Options;

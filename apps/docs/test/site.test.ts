@@ -16,6 +16,7 @@ const PAGES = [
   { path: '/guides/linear-probe.html', heading: 'linear-probe' },
   { path: '/guides/hive.html', heading: 'hive' },
   { path: '/guides/slab.html', heading: 'slab' },
+  { path: '/guides/hkv.html', heading: 'hkv' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
   { path: '/api/', heading: 'API reference' },
@@ -23,6 +24,7 @@ const PAGES = [
   { path: '/api/kernels.html', heading: '@gpuhash/kernels' },
   { path: '/api/linear-probe.html', heading: '@gpuhash/linear-probe' },
   { path: '/api/slab.html', heading: '@gpuhash/slab' },
+  { path: '/api/hkv.html', heading: '@gpuhash/hkv' },
   { path: '/benchmarks.html', heading: 'Benchmarks' },
   { path: '/playground.html', heading: 'Playground' },
 ];

@@ -6,6 +6,7 @@ import {
   bitHash1,
   bitHash2,
   bitHashModule,
+  byteMatch,
   fmix32,
   fmix32Module,
   fmix64Module,
@@ -15,10 +16,15 @@ import {
   jenkinsModule,
   jenkinsSeeded,
   UNIVERSAL_PRIME,
+  u32AddSat,
   u64Add,
+  u64AddSat,
+  u64Le,
+  u64Lt,
   u64Module,
   u64Mul,
   u64MulWide,
+  u64OrderModule,
   universalHash,
   universalHashModP,
   universalModule,
@@ -245,6 +251,36 @@ const cases: HashCase[] = [
     args: (rng) => [word(rng), word(rng), 0, 0],
     argNames: ['b.lo', 'b.hi'],
     cpu: (lo, hi, [blo, bhi]) => u64Mul([lo, hi], [blo, bhi]),
+  },
+  {
+    name: 'u64_order',
+    module: u64OrderModule,
+    body: 'return vec4<u32>(select(0u, 1u, hash_u64_lt(key, arg.xy)) | select(0u, 2u, hash_u64_le(key, arg.xy)), hash_u32_add_sat(key.x, arg.x), hash_u64_add_sat(key, arg.xy));',
+    lanes: ['lt | le << 1', 'u32 add_sat', 'add_sat lo', 'add_sat hi'],
+    wideKeys: true,
+    // A quarter of the second operands equal the key (ties), a quarter share its high word.
+    args: (rng, i, key) => {
+      const r = i % 4;
+      const hi = word(rng);
+      return r === 0 ? [key, 0, 0, 0] : r === 1 ? [word(rng), 0, 0, 0] : [word(rng), hi, 0, 0];
+    },
+    argNames: ['b.lo', 'b.hi'],
+    cpu: (lo, hi, [blo, bhi]) => [
+      (u64Lt([lo, hi], [blo, bhi]) ? 1 : 0) | (u64Le([lo, hi], [blo, bhi]) ? 2 : 0),
+      u32AddSat(lo, blo),
+      ...u64AddSat([lo, hi], [blo, bhi]),
+    ],
+  },
+  {
+    name: 'byte_match',
+    module: u64OrderModule,
+    body: 'return vec4<u32>(hash_byte_match(key.x, arg.x), hash_byte_match(key.y, arg.x), hash_byte_match(key.x, key.x & 0xffu), 0u);',
+    lanes: ['match lo', 'match hi', 'match own byte'],
+    wideKeys: true,
+    // Bytes 0x00, 0x7f, 0x80, 0xff and random ones, so borrows and high bits are exercised.
+    args: (rng, i) => [[0, 0x7f, 0x80, 0xff, 1][i % 6] ?? rng.below(256), 0, 0, 0],
+    argNames: ['byte'],
+    cpu: (lo, hi, [b]) => [byteMatch(lo, b), byteMatch(hi, b), byteMatch(lo, lo & 0xff)],
   },
 ];
 

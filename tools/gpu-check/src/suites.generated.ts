@@ -32,4 +32,10 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
       import('../../../packages/hive/test/table.checks'),
       import('../../../packages/hive/test/twins.checks'),
     ]),
+  'hkv': () =>
+    Promise.all([
+      import('../../../packages/hkv/test/cache.checks'),
+      import('../../../packages/hkv/test/stress.checks'),
+      import('../../../packages/hkv/test/twins.checks'),
+    ]),
 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as core from '@gpuhash/core';
 import { describe, expect, test } from 'vitest';
-import { ROOT, tablePackages, workspacePackages } from '../../workspace/packages.mjs';
+import { cachePackages, ROOT, tablePackages, workspacePackages } from '../../workspace/packages.mjs';
 import { requiredValues } from '../src/required-exports.mjs';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
@@ -24,6 +24,13 @@ describe('publishable packages', () => {
   test.each(tablePackages().map((p) => [p.name, p.entry]))('%s re-exports what a user needs from core', async (_, entry) => {
     const table = await import(join(ROOT, entry));
     for (const name of requiredValues(core)) expect([name, table[name]]).toEqual([name, (core as Record<string, unknown>)[name]]);
+  });
+  // A cache (HKV) is not a Dictionary: it re-exports the GPU, device arrays and the errors, not the op codes.
+  test.each(cachePackages().map((p) => [p.name, p.entry]))('%s re-exports what a user needs from core', async (_, entry) => {
+    const cache = await import(join(ROOT, entry));
+    for (const name of requiredValues(core).filter((n) => n !== 'Op')) {
+      expect([name, cache[name]]).toEqual([name, (core as Record<string, unknown>)[name]]);
+    }
   });
 });
 

@@ -9,7 +9,16 @@ import { TABLES as BENCH_TABLES } from '../../../apps/bench/src/tables/index.ts'
 import { TABLES as PLAYGROUND_TABLES } from '../../../apps/docs/lib/playground/tables.ts';
 import { workspaceAliases } from '../../../workspace-aliases.mjs';
 import { suiteLoaders } from '../../gpu-check/src/suites.ts';
-import { generatedFiles, guides, missingDependencies, ROOT, sourceEntries, tablePackages, workspacePackages } from '../packages.mjs';
+import {
+  cachePackages,
+  generatedFiles,
+  guides,
+  missingDependencies,
+  ROOT,
+  sourceEntries,
+  tablePackages,
+  workspacePackages,
+} from '../packages.mjs';
 
 const packages = workspacePackages();
 const tables = tablePackages();
@@ -80,6 +89,20 @@ describe('every package is registered', () => {
     expect(PLAYGROUND_TABLES.filter((t) => t.status === 'ready').map((t) => t.id)).toEqual(tables.map((p) => p.id));
     // A design still 'coming' has no package yet.
     for (const t of PLAYGROUND_TABLES.filter((t) => t.status === 'coming')) expect(tables.map((p) => p.id)).not.toContain(t.id);
+  });
+
+  it('caches (their own API, not a Dictionary) stay out of the dictionary bench and the playground', () => {
+    for (const p of cachePackages()) {
+      expect(
+        BENCH_TABLES.some((t) => t.name === p.id || t.name.startsWith(`${p.id}-`)),
+        `${p.id} in the dictionary bench`,
+      ).toBe(false);
+      expect(
+        PLAYGROUND_TABLES.some((t) => t.id === p.id),
+        `${p.id} in the playground's dictionary tables`,
+      ).toBe(false);
+      expect(p.checks.length, `${p.id} has check suites for gpu-check`).toBeGreaterThan(0);
+    }
   });
 
   it('in the docs: the API reference and the guides', async () => {

@@ -32,7 +32,7 @@ export interface TableChoice {
 
 /** The `gpuhash` field of a package's package.json (tools/workspace/packages.mjs describes it). */
 interface PackageMeta {
-  kind: 'table' | 'toolkit';
+  kind: 'table' | 'cache' | 'toolkit';
   order: number;
   summary: string;
   guide?: string;
@@ -53,7 +53,6 @@ const SOURCES = import.meta.glob<Record<string, unknown>>('../../../../packages/
 const COMING: ReadonlyArray<{ id: string; order: number; summary: string; maxLoad: number }> = [
   { id: 'slab', order: 20, summary: 'SlabHash: chains of 128-byte slabs, read by a whole subgroup', maxLoad: 0.9 },
   { id: 'horton', order: 40, summary: 'Horton: bucketized cuckoo with remap entries', maxLoad: 0.95 },
-  { id: 'hkv', order: 50, summary: 'HierarchicalKV: a cache that evicts by score when a bucket is full', maxLoad: 1 },
 ];
 
 /** What the playground uses of a table: core's `Dictionary`, host side. */

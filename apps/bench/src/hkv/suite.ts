@@ -1,0 +1,576 @@
+import { DeviceArray, type Gpu, type Kernel, LimitExceededError, requestGpu } from '@gpuhash/core';
+import { HkvCache, type ScorePolicy } from '@gpuhash/hkv';
+import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
+import { describeDevice } from '../device';
+import { gitInfo } from '../git';
+import { samplesOf, timeReps } from '../gpu/time-reps';
+import { measureRoofline } from '../roofline';
+import { gops, type Stats, summarize } from '../stats';
+
+/**
+ * HKV's own workloads (a cache is not a Dictionary, so it has its own suite, printed in the same
+ * roofline-share format as the dictionary bench):
+ * - throughput: insertOrAssign of the whole load in one batch (chunked only where a batch would pass
+ *   a binding), find of every inserted key and of as many absent ones, at each load and dim, LRU,
+ *   unique keys as NVIDIA's benchmark assumes; GPU time from timestamps; "kept" = size / inserted.
+ * - hitrate: continuous Zipf ingestion at load 1.0: per batch, find then insertOrAssign the batch;
+ *   hit rate = keys found / keys looked up after a warm-up of 4x capacity, per policy and exponent.
+ * - hosttier: the host API's wall-clock insertOrAssign and find (dim 32, half the capacity's keys)
+ *   with every value on the GPU, half of them in host memory, and all of them there: the staged path
+ *   (GPU finds slots, the host gathers and scatters) is bound by readbacks and the host link.
+ * - topn: custom scores (uniform random u64), 5x capacity distinct keys inserted in batches of
+ *   capacity/64 through insertAndEvict, in single- and dual-bucket mode: the load at the first
+ *   eviction, and the share of the capacity highest-scored keys still cached at the end.
+ */
+
+export interface HkvBenchOptions {
+  suite: 'quick' | 'full';
+  workloads: readonly string[];
+  capacityLog2: number;
+  dims: readonly number[];
+  loads: readonly number[];
+  reps: number;
+  alphas: readonly number[];
+  policies: readonly ScorePolicy[];
+  json?: string;
+  quiet: boolean;
+}
+
+export interface HkvRow {
+  workload: string;
+  operation: string;
+  dim?: number;
+  load?: number;
+  policy?: ScorePolicy;
+  alpha?: number;
+  ops?: number;
+  gpuMs?: Stats;
+  gops?: number | null;
+  shareOfGather?: number | null;
+  /** throughput: size / keys inserted; hitrate: hits / lookups; topn: retention. */
+  fraction?: number;
+  firstEvictionLoad?: number;
+  ok: boolean;
+  note?: string;
+}
+
+export const HKV_SUITES = {
+  quick: { capacityLog2: 13, dims: [1, 32], loads: [0.5, 1.0], reps: 3, alphas: [0.5, 0.99], policies: ['lru', 'lfu'] as ScorePolicy[] },
+  full: {
+    capacityLog2: 27,
+    dims: [1, 32, 64],
+    loads: [0.5, 0.75, 0.9, 1.0],
+    reps: 5,
+    alphas: [0.5, 0.75, 0.99, 1.25],
+    policies: ['lru', 'lfu', 'epochLru', 'epochLfu'] as ScorePolicy[],
+  },
+};
+
+export const HKV_WORKLOADS = ['throughput', 'hitrate', 'topn', 'hosttier'] as const;
+
+export function hkvUsage(): string {
+  return `usage: gpuhash-bench hkv [quick|full] [options]
+
+HierarchicalKV's workloads: throughput (insertOrAssign, find hit, find miss per load and dim), hitrate
+(continuous Zipf ingestion at load 1.0, per policy and exponent) and topn (top-N retention, first eviction).
+
+  quick                  2^${HKV_SUITES.quick.capacityLog2} slots, dims ${HKV_SUITES.quick.dims}, loads ${HKV_SUITES.quick.loads}
+  full                   2^${HKV_SUITES.full.capacityLog2} slots, dims ${HKV_SUITES.full.dims}, loads ${HKV_SUITES.full.loads} (hitrate and hosttier at 2^22, topn at 2^20)
+  --workload LIST        ${HKV_WORKLOADS.join(',')} (default all)
+  --capacity-log2 N      slots of the throughput cache
+  --dims LIST            value dims of the throughput workload
+  --loads LIST           loads of the throughput workload
+  --reps N               timed repetitions (median reported)
+  --json FILE            write the rows as JSON
+  --quiet                no progress lines`;
+}
+
+export function parseHkvArgs(argv: readonly string[]): HkvBenchOptions | 'help' {
+  let suite: 'quick' | 'full' = 'quick';
+  const o: Partial<HkvBenchOptions> = {};
+  let quiet = false;
+  const numbers = (t: string) => t.split(',').map((x) => Number(x.trim()));
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--') continue;
+    if (a === 'quick' || a === 'full') suite = a;
+    else if (a === '-h' || a === '--help') return 'help';
+    else if (a === '--workload' || a === '--workloads') {
+      const list = value().split(',');
+      for (const w of list) if (!(HKV_WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown hkv workload '${w}'`);
+      o.workloads = list;
+    } else if (a === '--capacity-log2') o.capacityLog2 = Number(value());
+    else if (a === '--dims') o.dims = numbers(value());
+    else if (a === '--loads') o.loads = numbers(value());
+    else if (a === '--reps') o.reps = Number(value());
+    else if (a === '--json') o.json = value();
+    else if (a === '--quiet') quiet = true;
+    else throw new Error(`unknown hkv option ${a}`);
+  }
+  const preset = HKV_SUITES[suite];
+  return {
+    suite,
+    workloads: o.workloads ?? [...HKV_WORKLOADS],
+    capacityLog2: o.capacityLog2 ?? preset.capacityLog2,
+    dims: o.dims ?? preset.dims,
+    loads: o.loads ?? preset.loads,
+    reps: o.reps ?? preset.reps,
+    alphas: preset.alphas,
+    policies: preset.policies,
+    json: o.json,
+    quiet,
+  };
+}
+
+const WG = 256;
+
+/** keys[2j] = fmix32(2 (base + j) + 1 + miss), keys[2j + 1] = fmix32(base + j) >> 1: unique, never reserved. */
+const generateKernel: Kernel = {
+  name: 'bench.hkv.keys',
+  workgroupSize: WG,
+  source: composeWgsl(
+    /* wgsl */ `
+struct Params { n: u32, base: u32, miss: u32, _p: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> keys: array<u32>;
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var j = grid_thread(wid, nwg, lid, ${WG}u); j < params.n; j += grid_threads(nwg, ${WG}u)) {
+    let s = params.base + j;
+    keys[2u * j] = hash_fmix32(2u * s + 1u + params.miss);
+    keys[2u * j + 1u] = hash_fmix32(s) >> 1u;
+  }
+}`,
+    { modules: [gridModule, fmix32Module] },
+  ),
+};
+
+function deviceKeys(gpu: Gpu, n: number, base: number, miss: boolean): DeviceArray<'u32'> {
+  const keys = gpu.createArray('u32', 2 * n, 'bench.hkv.keys');
+  const params = gpu.uniforms(new Uint32Array([n, base, miss ? 1 : 0, 0]));
+  gpu.dispatch(generateKernel, { bindings: [params, keys.buffer], invocations: n, maxWorkgroups: 65535 });
+  gpu.pool.release(params);
+  return keys;
+}
+
+/** The host twin of a key stream position. */
+function hostKey(s: number): [number, number] {
+  return [fmix32((2 * s + 1) >>> 0), fmix32(s >>> 0) >>> 1];
+}
+
+interface Ctx {
+  gpu: Gpu;
+  gather: number;
+  log: (line: string) => void;
+  warmupMs: number;
+}
+
+async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
+  const { gpu } = ctx;
+  const rows: HkvRow[] = [];
+  const capacity = 2 ** o.capacityLog2;
+  const binding = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  for (const dim of o.dims) {
+    let cache: HkvCache;
+    try {
+      cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true });
+    } catch (error) {
+      if (!(error instanceof LimitExceededError)) throw error;
+      // More value buffers than one kernel may bind on this device: reported, not measured.
+      rows.push({ workload: 'throughput', operation: 'skipped', dim, ok: true, note: error.message });
+      ctx.log(`throughput dim ${dim}: skipped (${error.message})`);
+      continue;
+    }
+    try {
+      const maxLoad = Math.max(...o.loads);
+      const chunk = Math.min(Math.round(maxLoad * capacity), Math.floor(binding / (dim * 4)), Math.floor(binding / 8) - 4);
+      const total = Math.round(maxLoad * capacity);
+      const hits: DeviceArray<'u32'>[] = [];
+      const misses: DeviceArray<'u32'>[] = [];
+      for (let at = 0; at < total; at += chunk) {
+        hits.push(deviceKeys(gpu, Math.min(chunk, total - at), at, false));
+        misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
+      }
+      const values = gpu.createArray('f32', chunk * dim, 'bench.hkv.values');
+      const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
+      const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
+      const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
+      try {
+        for (const load of o.loads) {
+          const n = Math.round(load * capacity);
+          // The first `n` keys of the streams, chunk by chunk (a view per chunk: the chunks are whole arrays but the last).
+          const parts = (arrays: DeviceArray<'u32'>[]) => {
+            const list: { keys: DeviceArray<'u32'>; n: number }[] = [];
+            for (let c = 0, at = 0; at < n; c++, at += chunk)
+              list.push({ keys: arrays[c] as DeviceArray<'u32'>, n: Math.min(chunk, n - at) });
+            return list;
+          };
+          const insertAll = (encoder: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => {
+            for (const p of parts(hits)) {
+              const keys = p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n);
+              const vals = p.n * dim === values.length ? values : wrapPrefixF(values, p.n * dim);
+              cache.encodeInsertOrAssign(encoder, { keys, values: vals, out }, time ? () => time('insert') : undefined);
+            }
+          };
+          const insertTimes = await timeReps(
+            gpu,
+            (encoder, time) => {
+              cache.encodeClear(encoder);
+              insertAll(encoder, time);
+            },
+            { warmup: 1, warmupMs: ctx.warmupMs, reps: o.reps, label: 'bench.hkv.insert' },
+          );
+          const size = await cache.size();
+          rows.push(
+            row(ctx, 'throughput', 'insertOrAssign', n, samplesOf(insertTimes, 'insert'), {
+              dim,
+              load,
+              fraction: size / n,
+              ok: size <= capacity,
+            }),
+          );
+          for (const kind of ['hit', 'miss'] as const) {
+            const times = await timeReps(
+              gpu,
+              (encoder, time) => {
+                for (const p of parts(kind === 'hit' ? hits : misses)) {
+                  const keys = p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n);
+                  cache.encodeFind(encoder, keys, { found, values: outValues }, () => time('find'));
+                }
+              },
+              { warmup: 1, warmupMs: ctx.warmupMs, reps: o.reps, label: `bench.hkv.find-${kind}` },
+            );
+            // Check the last chunk's answers: misses are never found; hits are found as often as the cache kept keys.
+            const last = parts(kind === 'hit' ? hits : misses).at(-1) as { n: number };
+            const flags = await gpu.download(found, last.n);
+            const foundCount = flags.reduce((a, b) => a + b, 0);
+            const ok = kind === 'miss' ? foundCount === 0 : foundCount <= last.n && (load < 0.6 ? foundCount === last.n : true);
+            rows.push(
+              row(ctx, 'throughput', `find-${kind}`, n, samplesOf(times, 'find'), {
+                dim,
+                load,
+                fraction: foundCount / last.n,
+                ok,
+                note: ok ? undefined : `${foundCount} of ${last.n} ${kind === 'miss' ? 'absent keys found' : 'inserted keys found'}`,
+              }),
+            );
+          }
+          ctx.log(`throughput dim ${dim} load ${load}: done`);
+        }
+      } finally {
+        for (const a of [...hits, ...misses, values, out, outValues, found]) a.destroy();
+      }
+    } finally {
+      cache.destroy();
+    }
+  }
+  return rows;
+}
+
+/** The first `length` elements of a device array, as a view (not owned). */
+function wrapPrefix(a: DeviceArray<'u32'>, length: number): DeviceArray<'u32'> {
+  return DeviceArray.wrap(a.buffer, length, 'u32');
+}
+function wrapPrefixF(a: DeviceArray<'f32'>, length: number): DeviceArray<'f32'> {
+  return DeviceArray.wrap(a.buffer, length, 'f32');
+}
+
+function row(ctx: Ctx, workload: string, operation: string, ops: number, samples: number[], extra: Partial<HkvRow>): HkvRow {
+  const gpuMs = summarize(samples);
+  const rate = gops(ops, gpuMs.median);
+  return {
+    workload,
+    operation,
+    ops,
+    gpuMs,
+    gops: rate,
+    shareOfGather: rate !== null && ctx.gather > 0 ? (rate * 1e9) / ctx.gather : null,
+    ok: true,
+    ...extra,
+  };
+}
+
+/** Zipf(alpha) ranks over [0, universe): inverse CDF by binary search. */
+function zipfSampler(universe: number, alpha: number, seed: number): () => number {
+  const cdf = new Float64Array(universe);
+  let sum = 0;
+  for (let r = 0; r < universe; r++) {
+    sum += 1 / (r + 1) ** alpha;
+    cdf[r] = sum;
+  }
+  let s = seed >>> 0 || 1;
+  const rand = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+  return () => {
+    const u = rand() * sum;
+    let lo = 0;
+    let hi = universe - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((cdf[mid] as number) < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+async function hitrate(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
+  const rows: HkvRow[] = [];
+  const capacity = 2 ** (o.suite === 'full' ? 22 : 12);
+  const universe = 8 * capacity;
+  const batch = capacity / 16;
+  const warm = (4 * capacity) / batch;
+  const measured = (8 * capacity) / batch;
+  for (const alpha of o.alphas) {
+    const sample = zipfSampler(universe, alpha, 0x2545f491);
+    // One key stream per exponent, shared by the policies.
+    const stream: Uint32Array[] = [];
+    for (let b = 0; b < warm + measured; b++) {
+      const words = new Uint32Array(2 * batch);
+      for (let i = 0; i < batch; i++) {
+        const [lo, hi] = hostKey(sample());
+        words[2 * i] = lo;
+        words[2 * i + 1] = hi;
+      }
+      stream.push(words);
+    }
+    for (const policy of o.policies) {
+      const cache = await HkvCache.create(ctx.gpu, { capacity, dim: 1, policy });
+      try {
+        const values = new Float32Array(batch);
+        let hits = 0;
+        let lookups = 0;
+        const t0 = performance.now();
+        for (let b = 0; b < stream.length; b++) {
+          const keys = stream[b] as Uint32Array;
+          if (policy === 'epochLru' || policy === 'epochLfu') cache.epoch = b;
+          const f = await cache.find(keys);
+          if (b >= warm) {
+            hits += f.found.reduce((a, x) => a + x, 0);
+            lookups += batch;
+          }
+          await cache.insertOrAssign(keys, values);
+        }
+        const seconds = (performance.now() - t0) / 1000;
+        const load = await cache.loadFactor();
+        rows.push({
+          workload: 'hitrate',
+          operation: 'find + insertOrAssign',
+          policy,
+          alpha,
+          load,
+          fraction: hits / lookups,
+          ops: 2 * batch * stream.length,
+          ok: load > 0.9,
+          note: `capacity 2^${Math.log2(capacity)}, universe ${universe}, batches of ${batch}; host loop ${((2 * batch * stream.length) / seconds / 1e6).toFixed(1)} M keys/s end to end`,
+        });
+        ctx.log(`hitrate ${policy} alpha ${alpha}: ${((100 * hits) / lookups).toFixed(1)}%`);
+      } finally {
+        cache.destroy();
+      }
+    }
+  }
+  return rows;
+}
+
+async function topn(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
+  const rows: HkvRow[] = [];
+  for (const mode of ['single', 'dual'] as const) rows.push(await topnOne(ctx, o, mode));
+  return rows;
+}
+
+async function topnOne(ctx: Ctx, o: HkvBenchOptions, mode: 'single' | 'dual'): Promise<HkvRow> {
+  const capacity = 2 ** (o.suite === 'full' ? 20 : 12);
+  const batch = capacity / 64;
+  const total = 5 * capacity;
+  const cache = await HkvCache.create(ctx.gpu, { capacity, dim: 1, policy: 'custom', mode });
+  try {
+    let s = 0x9e3779b9;
+    const rand32 = () => {
+      s ^= s << 13;
+      s >>>= 0;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      s >>>= 0;
+      return s;
+    };
+    const all = new Map<bigint, bigint>();
+    let firstEviction: number | undefined;
+    const values = new Float32Array(batch);
+    for (let at = 0; at < total; at += batch) {
+      const keys = new BigUint64Array(batch);
+      const scores = new BigUint64Array(batch);
+      for (let i = 0; i < batch; i++) {
+        const [lo, hi] = hostKey(at + i);
+        keys[i] = (BigInt(hi) << 32n) | BigInt(lo);
+        scores[i] = (BigInt(rand32()) << 32n) | BigInt(rand32());
+        all.set(keys[i] as bigint, scores[i] as bigint);
+      }
+      const before = firstEviction === undefined ? await cache.size() : 0;
+      const r = await cache.insertAndEvict(keys, values, scores);
+      if (firstEviction === undefined && (r.evictedKeys.length > 0 || r.refused.length > 0)) firstEviction = before / capacity;
+    }
+    const top = [...all.entries()].sort((a, b) => (a[1] > b[1] ? -1 : a[1] < b[1] ? 1 : 0)).slice(0, capacity);
+    const stored = await cache.exportBatch();
+    const have = new Set(stored.keys);
+    const kept = top.filter(([k]) => have.has(k)).length / capacity;
+    ctx.log(`topn ${mode}-bucket: first eviction at load ${firstEviction?.toFixed(3)}, top-N retention ${(100 * kept).toFixed(2)}%`);
+    return {
+      workload: 'topn',
+      operation: `insertAndEvict, ${mode}-bucket`,
+      fraction: kept,
+      firstEvictionLoad: firstEviction ?? 1,
+      load: stored.keys.length / capacity,
+      ok: stored.keys.length <= capacity,
+      note: `custom uniform scores, capacity 2^${Math.log2(capacity)}, ${total} keys in batches of ${batch}`,
+    };
+  } finally {
+    cache.destroy();
+  }
+}
+
+async function hosttier(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
+  const rows: HkvRow[] = [];
+  const capacity = 2 ** (o.suite === 'full' ? 22 : 12);
+  const dim = 32;
+  const n = capacity / 2;
+  const keys = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const [lo, hi] = hostKey(i);
+    keys[2 * i] = lo;
+    keys[2 * i + 1] = hi;
+  }
+  const values = Float32Array.from({ length: n * dim }, (_, j) => j);
+  for (const onHost of [0, 0.5, 1]) {
+    const deviceBytes = Math.round((1 - onHost) * capacity) * dim * 4;
+    const cache = await HkvCache.create(ctx.gpu, { capacity, dim, maxDeviceBytesForValues: deviceBytes, assumeUniqueKeys: true });
+    try {
+      const time = async (body: () => Promise<unknown>) => {
+        const samples: number[] = [];
+        for (let r = 0; r < o.reps + 1; r++) {
+          await ctx.gpu.finish();
+          const t0 = performance.now();
+          await body();
+          if (r > 0) samples.push(performance.now() - t0);
+        }
+        return summarize(samples);
+      };
+      const ins = await time(() => cache.insertOrAssign(keys, values));
+      let ok = true;
+      const fnd = await time(async () => {
+        const f = await cache.find(keys);
+        ok &&= f.found.every((x) => x === 1) && f.values[dim * (n - 1)] === dim * (n - 1);
+      });
+      for (const [operation, stats] of [
+        ['insertOrAssign (host API)', ins],
+        ['find (host API)', fnd],
+      ] as const) {
+        rows.push({
+          workload: 'hosttier',
+          operation,
+          dim,
+          load: 0.5,
+          ops: n,
+          gpuMs: stats,
+          gops: gops(n, stats.median),
+          fraction: onHost,
+          ok,
+          note: `${(100 * onHost).toFixed(0)}% of the values in host memory; wall clock, ${((n * dim * 4) / (stats.median / 1000) / 1e9).toFixed(2)} GB/s of values`,
+        });
+      }
+      ctx.log(`hosttier ${onHost}: insert ${ins.median.toFixed(1)} ms, find ${fnd.median.toFixed(1)} ms`);
+    } finally {
+      cache.destroy();
+    }
+  }
+  return rows;
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`);
+
+export function formatHkvRows(rows: readonly HkvRow[]): string {
+  const lines = ['workload    operation                        dim  load   policy    alpha    G/s      share   fraction  ok'];
+  for (const r of rows) {
+    lines.push(
+      [
+        r.workload.padEnd(11),
+        r.operation.padEnd(32),
+        String(r.dim ?? '-').padStart(3),
+        (r.load !== undefined ? r.load.toFixed(2) : '-').padStart(5),
+        (r.policy ?? '-').padEnd(9),
+        (r.alpha !== undefined ? String(r.alpha) : '-').padStart(5),
+        (r.gops !== undefined && r.gops !== null ? r.gops.toPrecision(3) : '-').padStart(8),
+        pct(r.shareOfGather).padStart(8),
+        `${pct(r.fraction)}${r.firstEvictionLoad !== undefined ? ` (1st evict ${r.firstEvictionLoad.toFixed(3)})` : ''}`.padStart(9),
+        r.ok ? (r.operation === 'skipped' ? ` skipped: ${r.note}` : ' ok') : ` WRONG${r.note ? `: ${r.note}` : ''}`,
+      ].join(' '),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Runs the HKV suite; returns the exit status (0 all ok). */
+export async function runHkvBench(
+  argv: readonly string[],
+  io: { stdout(t: string): void; stderr(t: string): void; gpu?: Gpu; env: Record<string, string | undefined>; cwd: string },
+  dawnOptions: string[],
+): Promise<number> {
+  let o: HkvBenchOptions | 'help';
+  try {
+    o = parseHkvArgs(argv);
+  } catch (e) {
+    io.stderr(`gpuhash-bench hkv: ${(e as Error).message}\n\n${hkvUsage()}\n`);
+    return 2;
+  }
+  if (o === 'help') {
+    io.stdout(`${hkvUsage()}\n`);
+    return 0;
+  }
+  const options = o;
+  const gpu = io.gpu ?? (await requestGpu({ allowSoftware: true, dawnOptions, log: (m) => io.stderr(`${m}\n`) }));
+  try {
+    const log = (line: string) => {
+      if (!options.quiet) io.stderr(`${line}\n`);
+    };
+    const warmupMs = gpu.isSoftware ? 0 : 500;
+    const roof = await measureRoofline(gpu, { reps: options.reps, warmup: 1, warmupMs });
+    const ctx: Ctx = { gpu, gather: roof.gather4.opsPerSecond, log, warmupMs };
+    log(`gpuhash-bench hkv ${options.suite}: ${gpu.describe()}; random 4-byte gather ${(roof.gather4.opsPerSecond / 1e9).toFixed(2)} G/s`);
+    const rows: HkvRow[] = [];
+    if (options.workloads.includes('throughput')) rows.push(...(await throughput(ctx, options)));
+    if (options.workloads.includes('hitrate')) rows.push(...(await hitrate(ctx, options)));
+    if (options.workloads.includes('topn')) rows.push(...(await topn(ctx, options)));
+    if (options.workloads.includes('hosttier')) rows.push(...(await hosttier(ctx, options)));
+    io.stdout(`${formatHkvRows(rows)}\n`);
+    if (options.json) {
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const { dirname } = await import('node:path');
+      mkdirSync(dirname(options.json), { recursive: true });
+      const report = {
+        suite: `hkv-${options.suite}`,
+        date: new Date().toISOString(),
+        git: gitInfo(undefined, io.env, io.cwd),
+        device: describeDevice(gpu, dawnOptions),
+        capacityLog2: options.capacityLog2,
+        roofline: { gather4PerSecond: roof.gather4.opsPerSecond },
+        rows,
+      };
+      writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+      io.stdout(`wrote ${options.json}\n`);
+    }
+    return rows.every((r) => r.ok) ? 0 : 1;
+  } finally {
+    if (!io.gpu) gpu.destroy();
+  }
+}

@@ -1,0 +1,918 @@
+import {
+  DestroyedError,
+  DeviceArray,
+  describeValue,
+  type Gpu,
+  InternalError,
+  InvalidArgumentError,
+  integerIn,
+  oneOf,
+  positiveInteger,
+} from '@gpuhash/core';
+import { EV_WORDS, HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
+import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
+import { BUCKET_SLOTS, roundCapacity } from './layout';
+import { HkvStorage } from './storage';
+import {
+  type EntryPredicate,
+  type EvictResult,
+  type ExportResult,
+  type FindResult,
+  type HkvOptions,
+  type HkvStats,
+  HkvStatus,
+  type KeysInput,
+  type ScorePolicy,
+  type ScoresInput,
+  type UpsertResult,
+  type ValuesInput,
+} from './types';
+import { UpdateMode } from './wgsl/update';
+
+const OWN_OPTIONS = [
+  'capacity',
+  'dim',
+  'maxCapacity',
+  'maxLoadFactor',
+  'policy',
+  'mode',
+  'assumeUniqueKeys',
+  'maxValueBufferBytes',
+  'maxDeviceBytesForValues',
+];
+const NONE = 0xffffffff;
+const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
+/** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
+const FIXED_BINDINGS = 7;
+/** Insert passes encoded with every batch; the host runs more only if keys were left busy. */
+const INSERT_PASSES = 2;
+const MAX_HOST_RETRIES = 8;
+const MAX_U64 = (1n << 64n) - 1n;
+
+/** findOrInsert's result: every key's value after the call, and whether it was present before. */
+export interface FindOrInsertResult extends UpsertResult {
+  values: Float32Array;
+  /** 1 where the key was present (its stored value is returned), 0 where it was inserted (or refused). */
+  found: Uint8Array;
+}
+
+/** One pending reader or updater batch, merged with the others of its group into one dispatch. */
+interface GroupItem<R> {
+  words: Uint32Array;
+  extra: unknown;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+interface Group {
+  kind: string;
+  started: boolean;
+  items: GroupItem<unknown>[];
+}
+
+/**
+ * HierarchicalKV on WebGPU: a GPU cache of `dim`-float vectors under u64 keys. Each key belongs to
+ * one 128-slot bucket; a full bucket is the steady state, and an insert into it evicts the
+ * bucket's minimum-score entry, or (custom scores) is refused when it scores below that minimum.
+ * Operations are batched and run in call order; consecutive find/contains calls (and consecutive
+ * assign calls of one kind) made without awaiting in between run as one dispatch.
+ */
+export class HkvCache {
+  readonly gpu: Gpu;
+  readonly dim: number;
+  readonly policy: ScorePolicy;
+  /** 'single' or 'dual' (two candidate buckets per key). */
+  readonly mode: 'single' | 'dual';
+  readonly maxCapacity: number;
+  readonly maxLoadFactor: number;
+  readonly assumeUniqueKeys: boolean;
+  private storage: HkvStorage;
+  private readonly engine: HkvEngine;
+  private readonly valueBufferBytes: number;
+  private readonly maxSlices: number;
+  private destroyed = false;
+  private liveCount = 0;
+  private clock = 0;
+  private epochValue = 0;
+  private tail: Group | undefined;
+
+  /** The host tier: values of slots from `storage.deviceSlots` up (undefined: every value on the device). */
+  private host: Float32Array | undefined;
+
+  private constructor(gpu: Gpu, options: Required<HkvOptions>, valueBufferBytes: number, maxSlices: number) {
+    this.gpu = gpu;
+    this.dim = options.dim;
+    this.policy = options.policy;
+    this.mode = options.mode;
+    this.maxCapacity = options.maxCapacity;
+    this.maxLoadFactor = options.maxLoadFactor;
+    this.assumeUniqueKeys = options.assumeUniqueKeys;
+    this.valueBufferBytes = valueBufferBytes;
+    this.maxSlices = maxSlices;
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual');
+    const deviceSlots = Math.min(
+      options.capacity,
+      Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
+    );
+    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices, deviceSlots);
+    if (deviceSlots < options.capacity) this.host = new Float32Array((options.capacity - deviceSlots) * options.dim);
+  }
+
+  /** Creates a cache, cleared. Throws InvalidArgumentError on a bad option, LimitExceededError past the device's limits. */
+  static async create(gpu: Gpu, options: HkvOptions): Promise<HkvCache> {
+    const where = 'HkvCache.create';
+    if (options === null || typeof options !== 'object') {
+      throw new InvalidArgumentError(
+        `${where}: options must be an object such as { capacity: 1 << 20, dim: 16 }, got ${describeValue(options)}`,
+      );
+    }
+    for (const key of Object.keys(options)) {
+      if ((options as unknown as Record<string, unknown>)[key] !== undefined && !OWN_OPTIONS.includes(key)) {
+        throw new InvalidArgumentError(`${where}: unknown option '${key}' (the options are ${OWN_OPTIONS.join(', ')})`);
+      }
+    }
+    positiveInteger(where, 'capacity', options.capacity);
+    integerIn(where, 'dim', options.dim, 1, 1024);
+    const capacity = roundCapacity(options.capacity);
+    const maxCapacity = roundCapacity(options.maxCapacity ?? capacity);
+    if (options.maxCapacity !== undefined) positiveInteger(where, 'maxCapacity', options.maxCapacity);
+    if (maxCapacity < capacity)
+      throw new InvalidArgumentError(`${where}: maxCapacity (${options.maxCapacity}) is below capacity (${options.capacity})`);
+    if (maxCapacity > 2 ** 32) throw new InvalidArgumentError(`${where}: at most 2^32 slots, got maxCapacity ${maxCapacity}`);
+    const maxLoadFactor = options.maxLoadFactor ?? 0.5;
+    if (!(typeof maxLoadFactor === 'number' && maxLoadFactor > 0 && maxLoadFactor <= 1)) {
+      throw new InvalidArgumentError(`${where}: maxLoadFactor must be a number in (0, 1], got ${String(maxLoadFactor)}`);
+    }
+    const policy = options.policy ?? 'lru';
+    oneOf(where, 'policy', policy, POLICIES);
+    const mode = options.mode ?? 'single';
+    oneOf(where, 'mode', mode, ['single', 'dual']);
+    if (mode === 'dual' && capacity < 2 * BUCKET_SLOTS) {
+      throw new InvalidArgumentError(`${where}: dual-bucket mode needs at least two buckets (capacity 256), got ${options.capacity}`);
+    }
+    if (mode === 'dual' && maxCapacity !== capacity) {
+      throw new InvalidArgumentError(
+        `${where}: dual-bucket mode has a fixed capacity; leave maxCapacity out (a key's second bucket moves when the bucket count changes)`,
+      );
+    }
+    const assumeUniqueKeys = options.assumeUniqueKeys ?? false;
+    oneOf(where, 'assumeUniqueKeys', assumeUniqueKeys, [true, false]);
+    let maxDeviceBytesForValues = Number.MAX_SAFE_INTEGER;
+    if (options.maxDeviceBytesForValues !== undefined) {
+      const b = options.maxDeviceBytesForValues;
+      if (!(typeof b === 'number' && Number.isSafeInteger(b) && b >= 0)) {
+        throw new InvalidArgumentError(`${where}: maxDeviceBytesForValues must be a non-negative integer, got ${String(b)}`);
+      }
+      maxDeviceBytesForValues = b;
+      if (b < capacity * options.dim * 4 && maxCapacity !== capacity) {
+        throw new InvalidArgumentError(
+          `${where}: a cache with a host tier (maxDeviceBytesForValues) has a fixed capacity; leave maxCapacity out`,
+        );
+      }
+    }
+    const deviceBytes = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+    let valueBufferBytes = deviceBytes;
+    if (options.maxValueBufferBytes !== undefined) {
+      positiveInteger(where, 'maxValueBufferBytes', options.maxValueBufferBytes);
+      valueBufferBytes = Math.min(deviceBytes, options.maxValueBufferBytes);
+    }
+    const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
+    const cache = new HkvCache(
+      gpu,
+      {
+        capacity,
+        dim: options.dim,
+        maxCapacity,
+        maxLoadFactor,
+        policy,
+        mode,
+        assumeUniqueKeys,
+        maxValueBufferBytes: valueBufferBytes,
+        maxDeviceBytesForValues,
+      },
+      valueBufferBytes,
+      maxSlices,
+    );
+    await cache.clear();
+    return cache;
+  }
+
+  /** Slots (buckets * 128). */
+  get capacity(): number {
+    return this.storage.capacity;
+  }
+
+  get buckets(): number {
+    return this.storage.buckets;
+  }
+
+  /** Value buffers the values are split across, and slots per buffer. */
+  get valueSplit(): { slices: number; sliceSlots: number } {
+    return { ...this.storage.split };
+  }
+
+  /** The global epoch (the high word of epochLru and epochLfu scores). */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  set epoch(value: number) {
+    integerIn('HkvCache.epoch', 'epoch', value, 0, 0xffffffff);
+    this.epochValue = value;
+  }
+
+  /** The logical clock: the LRU score the next key of an insert-like batch gets. */
+  get clockValue(): number {
+    return this.clock;
+  }
+
+  // ---- insert-like operations (the inserter role) ----
+
+  /** Inserts or updates each key's value and score. Keys absent from a full bucket evict its minimum (or are refused). */
+  insertOrAssign(keys: KeysInput, values: ValuesInput, scores?: ScoresInput): Promise<UpsertResult> {
+    return this.upsert('insertOrAssign', UpdateMode.upsert, keys, values, scores, undefined, false) as Promise<UpsertResult>;
+  }
+
+  /** insertOrAssign, and the entries it evicted (keys, values, scores), compacted. */
+  insertAndEvict(keys: KeysInput, values: ValuesInput, scores?: ScoresInput): Promise<EvictResult> {
+    return this.upsert('insertAndEvict', UpdateMode.upsert, keys, values, scores, undefined, true) as Promise<EvictResult>;
+  }
+
+  /**
+   * Returns each key's stored value, inserting the given one for keys that are absent (a hit
+   * refreshes its score as an insert would).
+   */
+  findOrInsert(keys: KeysInput, values: ValuesInput, scores?: ScoresInput): Promise<FindOrInsertResult> {
+    const where = 'HkvCache.findOrInsert';
+    this.assertLive(where);
+    const n = keyCount(keys, where);
+    const words = keys instanceof DeviceArray ? undefined : hostKeyWords(keys, where);
+    // Queued back to back: nothing called later runs between the insert and the find.
+    const upserted = this.upsert('findOrInsert', UpdateMode.touch, keys, values, scores, undefined, false);
+    const read = this.gpu.run(where, () => (words ? this.findWords(words, false) : this.findDevice(keys as DeviceArray<'u32'>, n)));
+    return Promise.all([upserted, read]).then(([result, { values: out }]) => ({
+      ...result,
+      values: out,
+      found: Uint8Array.from(result.status, (s) => (s === HkvStatus.found ? 1 : 0)),
+    }));
+  }
+
+  /**
+   * Per key, `accumulate[i]` 1: add values to a present key's vector (absent: ignored); 0: insert an
+   * absent key (present: ignored), as NVIDIA's accum_or_assign.
+   */
+  accumOrAssign(keys: KeysInput, values: ValuesInput, accumulate: Uint8Array, scores?: ScoresInput): Promise<UpsertResult> {
+    if (!(accumulate instanceof Uint8Array)) {
+      throw new InvalidArgumentError(
+        `HkvCache.accumOrAssign: accumulate must be a Uint8Array of one flag per key, got ${describeValue(accumulate)}`,
+      );
+    }
+    return this.upsert('accumOrAssign', UpdateMode.accum, keys, values, scores, accumulate, false) as Promise<UpsertResult>;
+  }
+
+  /** Updates values and scores of present keys; absent keys are left alone (status missing). */
+  assign(keys: KeysInput, values: ValuesInput, scores?: ScoresInput): Promise<UpsertResult> {
+    return this.upsert('assign', UpdateMode.assign, keys, values, scores, undefined, false) as Promise<UpsertResult>;
+  }
+
+  /** Updates values of present keys (scores unchanged). */
+  assignValues(keys: KeysInput, values: ValuesInput): Promise<UpsertResult> {
+    return this.upsert('assignValues', UpdateMode.assignValues, keys, values, undefined, undefined, false) as Promise<UpsertResult>;
+  }
+
+  /** Updates scores of present keys (by the policy: the clock, an increment, or the given score). */
+  assignScores(keys: KeysInput, scores?: ScoresInput): Promise<UpsertResult> {
+    return this.upsert('assignScores', UpdateMode.assignScores, keys, undefined, scores, undefined, false) as Promise<UpsertResult>;
+  }
+
+  private needsScores(mode: number): boolean {
+    return this.policy === 'custom' && mode !== UpdateMode.assignValues;
+  }
+
+  private async upsert(
+    op: string,
+    mode: number,
+    keys: KeysInput,
+    values: ValuesInput | undefined,
+    scores: ScoresInput | undefined,
+    flags: Uint8Array | undefined,
+    evict: boolean,
+  ): Promise<UpsertResult | EvictResult> {
+    const where = `HkvCache.${op}`;
+    this.assertLive(where);
+    const n = keyCount(keys, where);
+    const words = keys instanceof DeviceArray ? undefined : hostKeyWords(keys, where);
+    const withValues = mode !== UpdateMode.assignScores;
+    if (withValues) checkValues(values, n, this.dim, where);
+    if (scores === undefined && this.needsScores(mode)) {
+      throw new InvalidArgumentError(`${where}: the 'custom' policy needs a score per key (pass scores)`);
+    }
+    const scoreIn = scores === undefined ? undefined : scoreWords(scores, n, where);
+    if (flags && flags.length !== n) throw new InvalidArgumentError(`${where}: keys has ${n} entries but accumulate has ${flags.length}`);
+    this.tail = undefined;
+    return this.gpu.run(where, async () => {
+      this.assertLive(where);
+      if (n === 0) return emptyResult(evict, this.dim);
+      const inserts = mode === UpdateMode.upsert || mode === UpdateMode.accum || mode === UpdateMode.touch;
+      if (inserts) await this.makeRoom(n);
+      const gpu = this.gpu;
+      const dim = this.dim;
+      const batch = scratchBuffer(gpu, 5 * n * 4, 'hkv.batch');
+      const inVals = scratchBuffer(gpu, n * dim * 4, 'hkv.values.in');
+      // The host tier needs the evicted entries' slots to know each slot's last writer.
+      const host = this.host;
+      const evicting = evict || host !== undefined;
+      const out = scratchBuffer(gpu, outWords(n, evicting) * 4, 'hkv.out');
+      const evVals = evicting ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
+      try {
+        const encoder = gpu.device.createCommandEncoder({ label: where });
+        if (words) gpu.write(batch, words);
+        else encoder.copyBufferToBuffer((keys as DeviceArray).buffer, 0, batch, 0, 8 * n);
+        if (scoreIn instanceof Uint32Array) gpu.write(batch, scoreIn, 8 * n);
+        else if (scoreIn) encoder.copyBufferToBuffer(scoreIn.buffer, 0, batch, 8 * n, 8 * n);
+        if (flags)
+          gpu.write(
+            batch,
+            Uint32Array.from(flags, (f) => (f ? 1 : 0)),
+            16 * n,
+          );
+        if (withValues) {
+          if (values instanceof DeviceArray) encoder.copyBufferToBuffer(values.buffer, 0, inVals, 0, 4 * n * dim);
+          else gpu.write(inVals, values as Float32Array);
+        }
+        const staged: StagedUpsert = { n, batch, values: inVals, hasScores: scoreIn !== undefined };
+        const plan: UpsertPlan = {
+          mode,
+          evict: evicting,
+          dedupe: !this.assumeUniqueKeys,
+          clock: this.clock,
+          epoch: this.epochValue,
+          insertPasses: INSERT_PASSES,
+        };
+        this.engine.encodeUpsert(encoder, this.storage, staged, out, evVals, plan);
+        gpu.submit([encoder.finish()]);
+        this.clock += n;
+        const headWords = OUT_HEAD + (host ? 2 * n : n);
+        let head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
+        for (let retry = 0; retry < MAX_HOST_RETRIES && head.subarray(OUT_HEAD, OUT_HEAD + n).includes(HkvStatus.busy); retry++) {
+          const again = gpu.device.createCommandEncoder({ label: `${where} (retry)` });
+          this.engine.encodeInsertRetry(again, this.storage, staged, out, evVals, plan);
+          gpu.submit([again.finish()]);
+          head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
+        }
+        this.liveCount = head[1] as number;
+        const result = decodeStatus(head.subarray(OUT_HEAD, OUT_HEAD + n));
+        if (!evicting) return result;
+        const e = head[0] as number;
+        if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
+        const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
+        const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
+        const evictedKeys = wordsToBig(meta, e, EV_WORDS, 0);
+        if (host) {
+          const rows =
+            mode === UpdateMode.assignScores
+              ? new Float32Array(0)
+              : values instanceof DeviceArray
+                ? await gpu.download(values as DeviceArray<'f32'>)
+                : (values as Float32Array);
+          const batchKeys = words ?? new Uint32Array(await gpu.readBytes((keys as DeviceArray).buffer, 0, 8 * n));
+          this.applyHostTier(mode, result.status, head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n), batchKeys, rows, meta, evictedKeys, ev);
+        }
+        if (!evict) return result;
+        return {
+          ...result,
+          evictedKeys,
+          evictedScores: wordsToBig(meta, e, EV_WORDS, 2),
+          evictedValues: ev,
+        } satisfies EvictResult;
+      } finally {
+        for (const b of [batch, inVals, out, evVals]) if (b) gpu.pool.release(b);
+      }
+    });
+  }
+
+  /**
+   * The host tier's half of an insert-like batch (the kernels wrote only device-resident values):
+   * first the updates of present keys, then the evicted entries' values (a key placed by this batch
+   * had its batch value; any other, the host copy), then the values of keys placed and not evicted.
+   */
+  private applyHostTier(
+    mode: number,
+    status: Uint8Array,
+    slots: Uint32Array,
+    keyWords: Uint32Array,
+    rows: Float32Array,
+    evMeta: Uint32Array,
+    evictedKeys: BigUint64Array,
+    evValues: Float32Array,
+  ): void {
+    const host = this.host as Float32Array;
+    const dim = this.dim;
+    const d0 = this.storage.deviceSlots;
+    const hostRow = (g: number) => host.subarray((g - d0) * dim, (g - d0 + 1) * dim);
+    const row = (i: number) => rows.subarray(i * dim, (i + 1) * dim);
+    const keyOf = (i: number) => (BigInt(keyWords[2 * i + 1] as number) << 32n) | BigInt(keyWords[2 * i] as number);
+    const placed = new Map<bigint, number>();
+    for (let i = 0; i < status.length; i++) {
+      const st = status[i] as number;
+      const g = slots[i] as number;
+      if (st === HkvStatus.inserted || st === HkvStatus.evicted) placed.set(keyOf(i), i);
+      if (st !== HkvStatus.updated || g === NONE || g < d0 || mode === UpdateMode.assignScores) continue;
+      const target = hostRow(g);
+      if (mode === UpdateMode.accum) {
+        const add = row(i);
+        for (let j = 0; j < dim; j++) target[j] = Math.fround((target[j] as number) + (add[j] as number));
+      } else target.set(row(i));
+    }
+    const evicted = new Set<bigint>();
+    for (let e = 0; e < evictedKeys.length; e++) {
+      const k = evictedKeys[e] as bigint;
+      evicted.add(k);
+      const g = evMeta[EV_WORDS * e + 4] as number;
+      if (g < d0) continue;
+      const i = placed.get(k);
+      evValues.set(i !== undefined ? row(i) : hostRow(g), e * dim);
+    }
+    for (const [k, i] of placed) {
+      const g = slots[i] as number;
+      if (g >= d0 && g !== NONE && !evicted.has(k)) hostRow(g).set(row(i));
+    }
+  }
+
+  // ---- readers ----
+
+  /** Each key's value (zeros when absent), found flags, and scores when `withScores`. */
+  find(keys: KeysInput, options: { withScores?: boolean } = {}): Promise<FindResult> {
+    const where = 'HkvCache.find';
+    this.assertLive(where);
+    if (keys instanceof DeviceArray) {
+      const n = keyCount(keys, where);
+      this.tail = undefined;
+      return this.gpu.run(where, () => this.findDevice(keys, n, options.withScores ?? false));
+    }
+    const words = hostKeyWords(keys, where);
+    return this.joinGroup<FindResult>(`find:${options.withScores ? 1 : 0}`, words, undefined, (merged) =>
+      this.findWords(merged, options.withScores ?? false),
+    ).then((r) => r);
+  }
+
+  /** 1 where the key is present. */
+  async contains(keys: KeysInput): Promise<Uint8Array> {
+    const where = 'HkvCache.contains';
+    this.assertLive(where);
+    if (keys instanceof DeviceArray) {
+      const n = keyCount(keys, where);
+      this.tail = undefined;
+      return this.gpu.run(where, async () => (await this.findDevice(keys, n, false, false)).found);
+    }
+    const words = hostKeyWords(keys, where);
+    const r = await this.joinGroup<FindResult>('contains', words, undefined, (merged) => this.findWords(merged, false, false));
+    return r.found;
+  }
+
+  /**
+   * Adds a host batch to the pending group of its kind (merged into one dispatch with the batches
+   * called before it without an operation of another kind in between), or starts a new group.
+   */
+  private joinGroup<R extends FindResult>(
+    kind: string,
+    words: Uint32Array,
+    extra: unknown,
+    run: (merged: Uint32Array) => Promise<R>,
+  ): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const item: GroupItem<R> = { words, extra, resolve, reject };
+      const tail = this.tail;
+      if (tail && tail.kind === kind && !tail.started) {
+        tail.items.push(item as GroupItem<unknown>);
+        return;
+      }
+      const group: Group = { kind, started: false, items: [item as GroupItem<unknown>] };
+      this.tail = group;
+      this.gpu
+        .run(`HkvCache.${kind.split(':')[0]}`, async () => {
+          group.started = true;
+          if (this.tail === group) this.tail = undefined;
+          this.assertLive(`HkvCache.${kind}`);
+          const total = group.items.reduce((s, it) => s + it.words.length, 0);
+          const merged = group.items.length === 1 ? words : new Uint32Array(total);
+          if (group.items.length > 1) {
+            let at = 0;
+            for (const it of group.items) {
+              merged.set(it.words, at);
+              at += it.words.length;
+            }
+          }
+          return run(merged);
+        })
+        .then(
+          (r) => {
+            let at = 0;
+            for (const it of group.items) {
+              const n = it.words.length / 2;
+              it.resolve(sliceFind(r, at, n, this.dim));
+              at += n;
+            }
+          },
+          (e) => {
+            for (const it of group.items) it.reject(e);
+          },
+        );
+    });
+  }
+
+  private async findWords(words: Uint32Array, withScores: boolean, withValues = true): Promise<FindResult> {
+    const n = words.length / 2;
+    if (n === 0) return { values: new Float32Array(0), found: new Uint8Array(0), ...(withScores ? { scores: new BigUint64Array(0) } : {}) };
+    const q = scratchBuffer(this.gpu, words.byteLength, 'hkv.find.keys');
+    try {
+      this.gpu.write(q, words);
+      return await this.findBuffer(q, n, withScores, withValues);
+    } finally {
+      this.gpu.pool.release(q);
+    }
+  }
+
+  private async findDevice(keys: DeviceArray<'u32'>, n: number, withScores = false, withValues = true): Promise<FindResult> {
+    if (n === 0) return { values: new Float32Array(0), found: new Uint8Array(0) };
+    return this.findBuffer(keys.buffer, n, withScores, withValues);
+  }
+
+  private async findBuffer(q: GPUBuffer, n: number, withScores: boolean, withValues: boolean): Promise<FindResult> {
+    const gpu = this.gpu;
+    const found = scratchBuffer(gpu, n * 4, 'hkv.find.found');
+    const values = withValues ? scratchBuffer(gpu, n * this.dim * 4, 'hkv.find.values') : undefined;
+    const scores = withScores ? scratchBuffer(gpu, n * 8, 'hkv.find.scores') : undefined;
+    try {
+      const encoder = gpu.device.createCommandEncoder({ label: 'HkvCache.find' });
+      const host = this.host;
+      this.engine.encodeFind(encoder, this.storage, q, n, { found, values, scores, slots: host !== undefined });
+      gpu.submit([encoder.finish()]);
+      const [f, v, s] = await Promise.all([
+        gpu.readBytes(found, 0, n * 4),
+        values ? gpu.readBytes(values, 0, n * this.dim * 4) : Promise.resolve(undefined),
+        scores ? gpu.readBytes(scores, 0, n * 8) : Promise.resolve(undefined),
+      ]);
+      const words = new Uint32Array(f);
+      const flags = host ? Uint8Array.from(words, (g) => (g === NONE ? 0 : 1)) : Uint8Array.from(words);
+      const out = v ? new Float32Array(v) : new Float32Array(0);
+      if (host && v) {
+        // The host tier: gather the values of host-resident slots.
+        const d0 = this.storage.deviceSlots;
+        const dim = this.dim;
+        for (let i = 0; i < n; i++) {
+          const g = words[i] as number;
+          if (g !== NONE && g >= d0) out.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
+        }
+      }
+      return {
+        values: out,
+        found: flags,
+        ...(s ? { scores: wordsToBig(new Uint32Array(s), n) } : {}),
+      };
+    } finally {
+      for (const b of [found, values, scores]) if (b) gpu.pool.release(b);
+    }
+  }
+
+  // ---- erase, scans ----
+
+  /** Erases the keys present; returns how many distinct keys were erased. */
+  erase(keys: KeysInput): Promise<number> {
+    const where = 'HkvCache.erase';
+    this.assertLive(where);
+    const n = keyCount(keys, where);
+    const words = keys instanceof DeviceArray ? undefined : hostKeyWords(keys, where);
+    this.tail = undefined;
+    return this.gpu.run(where, async () => {
+      this.assertLive(where);
+      if (n === 0) return 0;
+      const gpu = this.gpu;
+      const q = words ? scratchBuffer(gpu, words.byteLength, 'hkv.erase.keys') : undefined;
+      const out = scratchBuffer(gpu, OUT_HEAD * 4, 'hkv.out');
+      try {
+        if (q && words) gpu.write(q, words);
+        const encoder = gpu.device.createCommandEncoder({ label: where });
+        this.engine.encodeErase(encoder, this.storage, q ?? (keys as DeviceArray).buffer, n, out);
+        gpu.submit([encoder.finish()]);
+        const head = new Uint32Array(await gpu.readBytes(out, 0, OUT_HEAD * 4));
+        this.liveCount = head[1] as number;
+        return head[0] as number;
+      } finally {
+        if (q) gpu.pool.release(q);
+        gpu.pool.release(out);
+      }
+    });
+  }
+
+  /** Erases every entry the predicate takes; returns how many. */
+  eraseIf(predicate: EntryPredicate): Promise<number> {
+    const where = 'HkvCache.eraseIf';
+    this.assertLive(where);
+    const p = predicateWords(predicate, where);
+    this.tail = undefined;
+    return this.gpu.run(where, async () => {
+      this.assertLive(where);
+      const out = scratchBuffer(this.gpu, OUT_HEAD * 4, 'hkv.out');
+      try {
+        const encoder = this.gpu.device.createCommandEncoder({ label: where });
+        this.engine.encodeScan(encoder, this.storage, { offset: 0, count: this.capacity }, p, out, undefined);
+        this.gpu.submit([encoder.finish()]);
+        const head = new Uint32Array(await this.gpu.readBytes(out, 0, OUT_HEAD * 4));
+        this.liveCount = head[1] as number;
+        return head[0] as number;
+      } finally {
+        this.gpu.pool.release(out);
+      }
+    });
+  }
+
+  /** The entries of slots [offset, offset + n) (n defaults to the rest of the table). */
+  exportBatch(offset = 0, n?: number): Promise<ExportResult> {
+    return this.exportBatchIf({}, offset, n);
+  }
+
+  /** The entries of slots [offset, offset + n) that the predicate takes. */
+  exportBatchIf(predicate: EntryPredicate, offset = 0, n?: number): Promise<ExportResult> {
+    const where = 'HkvCache.exportBatchIf';
+    this.assertLive(where);
+    const p = predicateWords(predicate, where);
+    this.tail = undefined;
+    return this.gpu.run(where, async () => {
+      this.assertLive(where);
+      const capacity = this.capacity;
+      integerIn(where, 'offset', offset, 0, capacity);
+      const count = n ?? capacity - offset;
+      integerIn(where, 'n', count, 0, capacity - offset);
+      if (count === 0) return { keys: new BigUint64Array(0), values: new Float32Array(0), scores: new BigUint64Array(0) };
+      const gpu = this.gpu;
+      const out = scratchBuffer(gpu, (OUT_HEAD + EV_WORDS * count) * 4, 'hkv.out');
+      const vals = scratchBuffer(gpu, count * this.dim * 4, 'hkv.export.values');
+      try {
+        const encoder = gpu.device.createCommandEncoder({ label: where });
+        this.engine.encodeScan(encoder, this.storage, { offset, count }, p, out, vals);
+        gpu.submit([encoder.finish()]);
+        const head = new Uint32Array(await gpu.readBytes(out, 0, OUT_HEAD * 4));
+        const e = head[0] as number;
+        this.liveCount = head[1] as number;
+        if (e === 0) return { keys: new BigUint64Array(0), values: new Float32Array(0), scores: new BigUint64Array(0) };
+        const [meta, v] = await Promise.all([gpu.readBytes(out, OUT_HEAD * 4, EV_WORDS * 4 * e), gpu.readBytes(vals, 0, e * this.dim * 4)]);
+        const words = new Uint32Array(meta);
+        const exported = new Float32Array(v);
+        const host = this.host;
+        if (host) {
+          const d0 = this.storage.deviceSlots;
+          const dim = this.dim;
+          for (let i = 0; i < e; i++) {
+            const g = words[EV_WORDS * i + 4] as number;
+            if (g >= d0) exported.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
+          }
+        }
+        return { keys: wordsToBig(words, e, EV_WORDS, 0), scores: wordsToBig(words, e, EV_WORDS, 2), values: exported };
+      } finally {
+        gpu.pool.release(out);
+        gpu.pool.release(vals);
+      }
+    });
+  }
+
+  // ---- size, capacity ----
+
+  /** Live entries (read from the GPU). */
+  size(): Promise<number> {
+    this.assertLive('HkvCache.size');
+    this.tail = undefined;
+    return this.gpu.run('HkvCache.size', async () => {
+      const words = new Uint32Array(await this.gpu.readBytes(this.storage.meta, this.storage.counterWord * 4, 4));
+      this.liveCount = words[0] as number;
+      return this.liveCount;
+    });
+  }
+
+  /** size / capacity (read from the GPU). */
+  async loadFactor(): Promise<number> {
+    return (await this.size()) / this.capacity;
+  }
+
+  /** Empties the cache (capacity is kept). */
+  clear(): Promise<void> {
+    this.assertLive('HkvCache.clear');
+    this.tail = undefined;
+    return this.gpu.run('HkvCache.clear', async () => {
+      const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.clear' });
+      this.storage.encodeClear(encoder);
+      this.gpu.submit([encoder.finish()]);
+      this.liveCount = 0;
+    });
+  }
+
+  /** Grows to at least `capacity` slots (doubling, keeping every entry), up to maxCapacity. */
+  reserve(capacity: number): Promise<void> {
+    const where = 'HkvCache.reserve';
+    this.assertLive(where);
+    positiveInteger(where, 'capacity', capacity);
+    const target = roundCapacity(capacity);
+    if (target > this.maxCapacity) {
+      throw new InvalidArgumentError(
+        `${where}: ${capacity} slots is past maxCapacity (${this.maxCapacity}); create the cache with a larger maxCapacity`,
+      );
+    }
+    this.tail = undefined;
+    return this.gpu.run(where, async () => {
+      while (this.capacity < target) await this.grow();
+    });
+  }
+
+  /** Before an insert of n keys: grow while the load would pass maxLoadFactor and maxCapacity allows. */
+  private async makeRoom(n: number): Promise<void> {
+    while (this.capacity < this.maxCapacity && this.liveCount + n > this.maxLoadFactor * this.capacity) await this.grow();
+  }
+
+  private async grow(): Promise<void> {
+    const from = this.storage;
+    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes, this.maxSlices);
+    const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.grow' });
+    to.encodeClear(encoder);
+    this.engine.encodeRehash(encoder, from, to);
+    this.gpu.submit([encoder.finish()]);
+    this.storage = to;
+    await this.gpu.finish();
+    from.destroy();
+  }
+
+  /** Capacity, size, load factor and layout (one readback). */
+  async stats(): Promise<HkvStats> {
+    const size = await this.size();
+    return {
+      capacity: this.capacity,
+      size,
+      loadFactor: size / this.capacity,
+      buckets: this.buckets,
+      dim: this.dim,
+      policy: this.policy,
+      valueBuffers: this.storage.split.slices,
+      slotsPerValueBuffer: this.storage.split.sliceSlots,
+    };
+  }
+
+  // ---- device-side API ----
+
+  /**
+   * Encodes a find of device keys ((lo, hi) words) into `out.found` (one word per key) and
+   * `out.values` (`n * dim` floats; leave it out for contains). Nothing is read back; the cache's
+   * capacity must not change until the encoder is submitted (await pending operations first).
+   * `time` gives the timestamp writes of each compute pass (for benchmarks).
+   */
+  encodeFind(
+    encoder: GPUCommandEncoder,
+    keys: DeviceArray<'u32'>,
+    out: { found: DeviceArray<'u32'>; values?: DeviceArray<'f32'> },
+    time?: PassTimer,
+  ): void {
+    this.assertLive('HkvCache.encodeFind');
+    this.assertNoHostTier('HkvCache.encodeFind');
+    const n = keyCount(keys, 'HkvCache.encodeFind');
+    if (n === 0) return;
+    this.engine.encodeFind(encoder, this.storage, keys.buffer, n, { found: out.found.buffer, values: out.values?.buffer }, time);
+  }
+
+  /** Encodes emptying the cache (as clear, without waiting). */
+  encodeClear(encoder: GPUCommandEncoder): void {
+    this.assertLive('HkvCache.encodeClear');
+    this.storage.encodeClear(encoder);
+    this.liveCount = 0;
+  }
+
+  /**
+   * Encodes an insertOrAssign of device keys and values (no growth, no readback: the statuses and
+   * slots are left in `out`, `4 + 2n` words, when given; give it when encoding many batches into one command
+   * buffer, or each borrows a scratch buffer until the submit). Advances the LRU clock by n.
+   */
+  encodeInsertOrAssign(
+    encoder: GPUCommandEncoder,
+    batch: { keys: DeviceArray<'u32'>; values: DeviceArray<'f32'>; scores?: DeviceArray<'u32'>; out?: DeviceArray<'u32'> },
+    time?: PassTimer,
+  ): void {
+    const where = 'HkvCache.encodeInsertOrAssign';
+    this.assertLive(where);
+    this.assertNoHostTier(where);
+    const n = keyCount(batch.keys, where);
+    checkValues(batch.values, n, this.dim, where);
+    if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
+    if (n === 0) return;
+    const gpu = this.gpu;
+    // Without scores the kernels read only the keys: the caller's buffer serves as the batch.
+    const staging = batch.scores ? scratchBuffer(gpu, 4 * n * 4, 'hkv.batch') : batch.keys.buffer;
+    const out = batch.out?.buffer ?? scratchBuffer(gpu, outWords(n, false) * 4, 'hkv.out');
+    if (batch.scores) {
+      encoder.copyBufferToBuffer(batch.keys.buffer, 0, staging, 0, 8 * n);
+      encoder.copyBufferToBuffer(batch.scores.buffer, 0, staging, 8 * n, 8 * n);
+    }
+    const staged: StagedUpsert = { n, batch: staging, values: batch.values.buffer, hasScores: batch.scores !== undefined };
+    this.engine.encodeUpsert(
+      encoder,
+      this.storage,
+      staged,
+      out,
+      undefined,
+      {
+        mode: UpdateMode.upsert,
+        evict: false,
+        dedupe: !this.assumeUniqueKeys,
+        clock: this.clock,
+        epoch: this.epochValue,
+        insertPasses: INSERT_PASSES,
+      },
+      time,
+    );
+    this.clock += n;
+    if (batch.scores) gpu.pool.release(staging);
+    if (!batch.out) gpu.pool.release(out);
+  }
+
+  /** Waits for every operation called so far. */
+  sync(): Promise<void> {
+    this.tail = undefined;
+    return this.gpu.run('HkvCache.sync', () => this.gpu.finish());
+  }
+
+  get isDestroyed(): boolean {
+    return this.destroyed;
+  }
+
+  /** Frees the cache's buffers (pending operations fail with DestroyedError). */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.storage.destroy();
+  }
+
+  private assertNoHostTier(where: string): void {
+    if (this.host) {
+      throw new InvalidArgumentError(
+        `${where}: this cache keeps values in host memory (maxDeviceBytesForValues); use the host API, which stages them`,
+      );
+    }
+  }
+
+  /** Slots whose values live in host memory (the host tier; 0 without one). */
+  get hostSlots(): number {
+    return this.capacity - this.storage.deviceSlots;
+  }
+
+  private assertLive(where: string): void {
+    if (this.destroyed) throw new DestroyedError(`${where}: this HkvCache`);
+    this.gpu.assertUsable();
+  }
+}
+
+function emptyResult(evict: boolean, _dim: number): UpsertResult | EvictResult {
+  const base: UpsertResult = { inserted: 0, updated: 0, evicted: 0, refused: new Uint32Array(0), status: new Uint8Array(0) };
+  if (!evict) return base;
+  return { ...base, evictedKeys: new BigUint64Array(0), evictedValues: new Float32Array(0), evictedScores: new BigUint64Array(0) };
+}
+
+function decodeStatus(words: Uint32Array): UpsertResult {
+  const status = new Uint8Array(words.length);
+  let inserted = 0;
+  let updated = 0;
+  let evicted = 0;
+  const refused: number[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const s = words[i] as number;
+    status[i] = s;
+    if (s === HkvStatus.inserted) inserted++;
+    else if (s === HkvStatus.updated) updated++;
+    else if (s === HkvStatus.evicted) evicted++;
+    else if (s === HkvStatus.refused) refused.push(i);
+  }
+  return { inserted, updated, evicted, refused: Uint32Array.from(refused), status };
+}
+
+function sliceFind(r: FindResult, at: number, n: number, dim: number): FindResult {
+  return {
+    values: r.values.length > 0 ? r.values.slice(at * dim, (at + n) * dim) : new Float32Array(0),
+    found: r.found.slice(at, at + n),
+    ...(r.scores ? { scores: r.scores.slice(at, at + n) } : {}),
+  };
+}
+
+function predicateWords(p: EntryPredicate, where: string) {
+  if (p === null || typeof p !== 'object')
+    throw new InvalidArgumentError(`${where}: the predicate must be an object, got ${describeValue(p)}`);
+  for (const [k, v] of Object.entries(p)) {
+    if (!['keyMask', 'keyValue', 'scoreMin', 'scoreMax'].includes(k)) {
+      throw new InvalidArgumentError(`${where}: unknown predicate field '${k}' (keyMask, keyValue, scoreMin, scoreMax)`);
+    }
+    if (v !== undefined && typeof v !== 'bigint')
+      throw new InvalidArgumentError(`${where}: predicate field ${k} must be a bigint, got ${describeValue(v)}`);
+  }
+  return {
+    kmask: bigWords(p.keyMask ?? 0n),
+    kval: bigWords((p.keyValue ?? 0n) & (p.keyMask ?? 0n)),
+    smin: bigWords(p.scoreMin ?? 0n),
+    smax: bigWords(p.scoreMax ?? MAX_U64),
+  };
+}
+
+/** Slots per bucket, exported for users sizing caches. */
+export const SLOTS_PER_BUCKET = BUCKET_SLOTS;

@@ -1,0 +1,283 @@
+import { BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
+import type { HkvStorage } from './storage';
+import type { ScorePolicy } from './types';
+import { POLICY_CODES, type ValueVariant } from './wgsl/common';
+import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
+import { eraseKernel } from './wgsl/erase';
+import { findKernel } from './wgsl/find';
+import { insertKernel } from './wgsl/insert';
+import { rehashKernel } from './wgsl/rehash';
+import { scanKernel } from './wgsl/scan';
+import { UpdateMode, updateKernel } from './wgsl/update';
+
+/** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
+export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
+
+/** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
+export const OUT_HEAD = 4;
+
+/** The device half of an insert-like batch: keys, scores and flags in `batch`, values in `values`. */
+export interface StagedUpsert {
+  n: number;
+  /** [keys: 2n words][scores: 2n words][flags: n words]. */
+  batch: GPUBuffer;
+  /** n * dim floats (unused by assignScores and findOrInsert's touch... but always bound where read). */
+  values: GPUBuffer;
+  hasScores: boolean;
+}
+
+export interface UpsertPlan {
+  mode: number;
+  evict: boolean;
+  dedupe: boolean;
+  /** The clock value of the batch's first key (LRU scores). */
+  clock: number;
+  epoch: number;
+  /** Insert passes (the later ones retry keys left busy). */
+  insertPasses: number;
+}
+
+/** Words per evicted or exported entry in an out buffer: key, score, slot. */
+export const EV_WORDS = 5;
+
+/** The words an upsert's out buffer needs: head, statuses, slots, and 5 per evicted entry when evicting. */
+export function outWords(n: number, evict: boolean): number {
+  return OUT_HEAD + 2 * n + (evict ? EV_WORDS * n : 0);
+}
+
+/** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
+export class HkvEngine {
+  constructor(
+    private readonly gpu: Gpu,
+    readonly policy: ScorePolicy,
+    readonly dual: boolean,
+  ) {}
+
+  private values(storage: HkvStorage): ValueVariant {
+    return { dim: storage.dim, slices: storage.split.slices, sliceSlots: storage.split.sliceSlots, deviceSlots: storage.deviceSlots };
+  }
+
+  private sliceRecord(storage: HkvStorage, prefix = 'v'): Record<string, GPUBuffer> {
+    return Object.fromEntries(storage.values.map((b, s) => [`${prefix}${s}`, b]));
+  }
+
+  private clockParams(storage: HkvStorage, n: number, clock: number, epoch: number) {
+    return { n, mask: storage.mask, clock_lo: (clock % 2 ** 32) >>> 0, clock_hi: Math.floor(clock / 2 ** 32) >>> 0, epoch: epoch >>> 0 };
+  }
+
+  /**
+   * An insert-like batch: clear its out buffer, mark duplicates (last wins), the update pass, then
+   * the insert passes (for modes that insert). `out` needs `outWords(n, evict)` words; `evVals`
+   * `n * dim` floats when evicting. Also copies the live count into out word 1.
+   */
+  encodeUpsert(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    staged: StagedUpsert,
+    out: GPUBuffer,
+    evVals: GPUBuffer | undefined,
+    plan: UpsertPlan,
+    time?: PassTimer,
+  ): void {
+    const { n } = staged;
+    encoder.clearBuffer(out, 0, outWords(n, plan.evict) * 4);
+    let scratch: GPUBuffer | undefined;
+    if (plan.dedupe && n > 1) {
+      let p = 2;
+      while (p < 2 * n) p *= 2;
+      const bytes = (2 * p + n) * 4;
+      scratch = this.gpu.pool.acquire(bytes, STORAGE_USAGE, 'hkv.dedupe');
+      encoder.clearBuffer(scratch, 0, 2 * p * 4);
+      const opts = { buffers: { batch: staged.batch, scratch, out }, params: { n, pmask: p - 1 }, invocations: n };
+      dedupeClaimKernel.variant().encode(this.gpu, encoder, { ...opts, timestampWrites: time?.('dedupe') });
+      dedupeMarkKernel.variant().encode(this.gpu, encoder, { ...opts, timestampWrites: time?.('dedupe') });
+    }
+    const params = this.clockParams(storage, n, plan.clock, plan.epoch);
+    const v = this.values(storage);
+    const policy = POLICY_CODES[this.policy];
+    const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
+    updateKernel.variant({ ...v, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
+      buffers: bind({
+        bucket_meta: storage.meta,
+        keys: storage.keys,
+        scores: storage.scores,
+        batch: staged.batch,
+        out,
+        ...(withValues ? { in_vals: staged.values, ...this.sliceRecord(storage) } : {}),
+      }),
+      params,
+      invocations: n,
+      timestampWrites: time?.('update'),
+    });
+    const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
+    if (inserts) {
+      const kernel = insertKernel.variant({ ...v, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
+      for (let pass = 0; pass < plan.insertPasses; pass++) {
+        kernel.encode(this.gpu, encoder, {
+          buffers: bind({
+            bucket_meta: storage.meta,
+            keys: storage.keys,
+            scores: storage.scores,
+            batch: staged.batch,
+            in_vals: staged.values,
+            out,
+            ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
+            ...this.sliceRecord(storage),
+          }),
+          params,
+          invocations: n,
+          timestampWrites: time?.('insert'),
+        });
+      }
+    }
+    encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+    if (scratch) this.gpu.pool.release(scratch);
+  }
+
+  /** Only the insert passes again, for keys left busy (statuses already in `out`). */
+  encodeInsertRetry(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    staged: StagedUpsert,
+    out: GPUBuffer,
+    evVals: GPUBuffer | undefined,
+    plan: UpsertPlan,
+  ): void {
+    const v = this.values(storage);
+    const kernel = insertKernel.variant({
+      ...v,
+      policy: POLICY_CODES[this.policy],
+      hasScores: staged.hasScores,
+      evict: plan.evict,
+      dual: this.dual,
+    });
+    kernel.encode(this.gpu, encoder, {
+      buffers: bind({
+        bucket_meta: storage.meta,
+        keys: storage.keys,
+        scores: storage.scores,
+        batch: staged.batch,
+        in_vals: staged.values,
+        out,
+        ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
+        ...this.sliceRecord(storage),
+      }),
+      params: this.clockParams(storage, staged.n, plan.clock, plan.epoch),
+      invocations: staged.n,
+    });
+    encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+  }
+
+  /** find / contains: `found` one word per key; `values` n * dim floats; `scores` 2 words per key. */
+  encodeFind(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    keys: GPUBuffer,
+    n: number,
+    out: { found: GPUBuffer; values?: GPUBuffer; scores?: GPUBuffer; slots?: boolean },
+    time?: PassTimer,
+  ): void {
+    const values = out.values !== undefined;
+    const scores = out.scores !== undefined;
+    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
+      buffers: bind({
+        bucket_meta: storage.meta,
+        keys: storage.keys,
+        qkeys: keys,
+        found: out.found,
+        ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
+        ...(values ? { out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage) } : {}),
+      }),
+      params: { n, mask: storage.mask },
+      invocations: n,
+      timestampWrites: time?.('find'),
+    });
+  }
+
+  /** erase: out word 0 counts the keys erased, word 1 receives the live count. */
+  encodeErase(encoder: GPUCommandEncoder, storage: HkvStorage, keys: GPUBuffer, n: number, out: GPUBuffer): void {
+    encoder.clearBuffer(out, 0, OUT_HEAD * 4);
+    eraseKernel.variant({ dual: this.dual }).encode(this.gpu, encoder, {
+      buffers: { bucket_meta: storage.meta, keys: storage.keys, scores: storage.scores, qkeys: keys, out },
+      params: { n, mask: storage.mask },
+      invocations: n,
+    });
+    encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+  }
+
+  /** eraseIf (`evVals` undefined) or export over slots [offset, offset + count). */
+  encodeScan(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    range: { offset: number; count: number },
+    predicate: { kmask: [number, number]; kval: [number, number]; smin: [number, number]; smax: [number, number] },
+    out: GPUBuffer,
+    evVals: GPUBuffer | undefined,
+  ): void {
+    encoder.clearBuffer(out, 0, OUT_HEAD * 4);
+    const exporting = evVals !== undefined;
+    scanKernel.variant({ ...this.values(storage), export: exporting }).encode(this.gpu, encoder, {
+      buffers: bind({
+        bucket_meta: storage.meta,
+        keys: storage.keys,
+        scores: storage.scores,
+        out,
+        ...(exporting ? { ev_vals: evVals as GPUBuffer, ...this.sliceRecord(storage) } : {}),
+      }),
+      params: {
+        offset: range.offset,
+        count: range.count,
+        mask: storage.mask,
+        kmask_lo: predicate.kmask[0],
+        kmask_hi: predicate.kmask[1],
+        kval_lo: predicate.kval[0],
+        kval_hi: predicate.kval[1],
+        smin_lo: predicate.smin[0],
+        smin_hi: predicate.smin[1],
+        smax_lo: predicate.smax[0],
+        smax_hi: predicate.smax[1],
+      },
+      invocations: Math.max(range.count, 1),
+    });
+    encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+  }
+
+  /** Moves every entry of `from` into `to` (twice the buckets; cleared), and the live count. */
+  encodeRehash(encoder: GPUCommandEncoder, from: HkvStorage, to: HkvStorage): void {
+    rehashKernel
+      .variant({
+        dim: from.dim,
+        oldSlices: from.split.slices,
+        oldSliceSlots: from.split.sliceSlots,
+        slices: to.split.slices,
+        sliceSlots: to.split.sliceSlots,
+      })
+      .encode(this.gpu, encoder, {
+        buffers: bind({
+          okeys: from.keys,
+          oscores: from.scores,
+          bucket_meta: to.meta,
+          keys: to.keys,
+          scores: to.scores,
+          ...this.sliceRecord(from, 'u'),
+          ...this.sliceRecord(to),
+        }),
+        params: { buckets: from.buckets, mask: to.mask },
+        invocations: from.buckets,
+      });
+    encoder.copyBufferToBuffer(from.meta, from.counterWord * 4, to.meta, to.counterWord * 4, 4);
+  }
+}
+
+/**
+ * Buffers by binding name for a kernel whose bindings depend on its variant (value buffers,
+ * optional outputs): the variant's layout checks the names when the pass is encoded.
+ */
+function bind(record: Record<string, GPUBuffer>): never {
+  return record as never;
+}
+
+/** A pooled scratch buffer for batches (storage, copy in and out). */
+export function scratchBuffer(gpu: Gpu, bytes: number, label: string): GPUBuffer {
+  return gpu.pool.acquire(Math.max(16, bytes), STORAGE_USAGE | BufferUsage.COPY_SRC, label);
+}

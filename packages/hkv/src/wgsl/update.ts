@@ -1,0 +1,107 @@
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import {
+  hkvCoreModule,
+  locateModule,
+  opConstants,
+  opParams,
+  scoreModule,
+  sliceAccessors,
+  sliceBindings,
+  type ValueVariant,
+  WORKGROUP_SIZE,
+} from './common';
+
+/** What the update pass does with a key it finds, and with one it does not. */
+export const UpdateMode = {
+  /** insertOrAssign: found: value and score; absent: pending insert. */
+  upsert: 0,
+  /** assign: found: value and score; absent: missing. */
+  assign: 1,
+  /** assignValues: found: value; absent: missing. */
+  assignValues: 2,
+  /** assignScores: found: score; absent: missing. */
+  assignScores: 3,
+  /** accumOrAssign: found and accumulate: value += delta; absent and assign: pending insert; else ignored. */
+  accum: 4,
+  /** findOrInsert: found: score (a touch); absent: pending insert. */
+  touch: 5,
+} as const;
+
+export interface UpdateVariant extends ValueVariant {
+  policy: number;
+  hasScores: boolean;
+  mode: number;
+  dual: boolean;
+}
+
+/**
+ * The updater pass (NVIDIA's "updaters", and the first half of every insert): each key not yet
+ * settled looks itself up through its bucket's digest line and, when present, updates its value
+ * and/or score in place. It changes no key, digest or slot, so it needs no claim; keys are
+ * distinct here (the dedupe pass ran), so no two invocations write one slot.
+ */
+export const updateKernel = defineKernel({
+  name: 'hkv.update',
+  workgroupSize: WORKGROUP_SIZE,
+  params: opParams,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, policy: 0, hasScores: false, mode: 0, dual: false } as UpdateVariant,
+  bindings: (v: UpdateVariant) => ({
+    params: uniform(),
+    bucket_meta: storage('read', 'u32'),
+    keys: storage('read', 'vec2<u32>'),
+    scores: storage('read_write', 'vec2<u32>'),
+    batch: storage('read', 'u32'),
+    out: storage('read_write', 'u32'),
+    ...(v.mode === UpdateMode.assignScores || v.mode === UpdateMode.touch
+      ? {}
+      : { in_vals: storage('read', 'f32'), ...sliceBindings(v.slices, 'read_write') }),
+  }),
+  source: (decls, v) => {
+    const values = v.mode !== UpdateMode.assignScores && v.mode !== UpdateMode.touch;
+    const writeValue =
+      v.mode === UpdateMode.accum
+        ? `for (var j = 0u; j < DIM; j++) { val_store(g, j, val_load(g, j) + in_vals[i * DIM + j]); }`
+        : `for (var j = 0u; j < DIM; j++) { val_store(g, j, in_vals[i * DIM + j]); }`;
+    return composeWgsl(
+      /* wgsl */ `
+${decls}
+
+const MODE: u32 = ${v.mode}u;
+fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }
+fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
+${values ? sliceAccessors(v, true) : ''}
+
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
+    if (out[OUT_HEAD + i] != ST_NONE) { continue; }
+    let k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
+    if (hkv_is_reserved(k)) { out[OUT_HEAD + i] = ST_RESERVED; continue; }
+    let h = hkv_hash(k);
+    let g = hkv_find_slot(k, h, params.mask);
+    let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
+    if (g == NONE) {
+      if (MODE == 0u || MODE == 5u || (MODE == 4u && !accumulate)) {
+        out[OUT_HEAD + i] = ST_PENDING;
+      } else if (MODE == 4u) {
+        out[OUT_HEAD + i] = ST_IGNORED;
+      } else {
+        out[OUT_HEAD + i] = ST_MISSING;
+      }
+      continue;
+    }
+    out[OUT_HEAD + params.n + i] = g;
+    if (MODE == 4u && !accumulate) { out[OUT_HEAD + i] = ST_IGNORED; continue; }
+    if (MODE != 3u && MODE != 5u) { ${values ? writeValue : ''} }
+    if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
+    out[OUT_HEAD + i] = select(ST_UPDATED, ST_FOUND, MODE == 5u);
+  }
+}
+`,
+      {
+        modules: [gridModule, hkvCoreModule, locateModule, scoreModule],
+        constants: opConstants({ ...v }),
+      },
+    );
+  },
+});

@@ -1,0 +1,192 @@
+import type { Rng } from '@gpuhash/testing';
+import { bucketOf, type HkvCache, HkvStatus, isReservedKey } from '../src';
+import { type CacheModel, type Entry, keyHi, keyLo, type ModelUpsert } from './model';
+
+export function expect(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
+const hex = (k: bigint) => `0x${k.toString(16)}`;
+
+/** `n` distinct random u64 keys (none reserved); a few share a low or a high word with another. */
+export function keyPool(rng: Rng, n: number): BigUint64Array {
+  const seen = new Set<bigint>();
+  const out = new BigUint64Array(n);
+  for (let i = 0; i < n; ) {
+    const lo = i > 2 && i % 7 === 0 ? keyLo(out[i - 1] as bigint) : rng.u32();
+    const hi = i > 2 && i % 11 === 0 ? keyHi(out[i - 2] as bigint) : rng.u32();
+    if (isReservedKey(lo, hi)) continue;
+    const k = (BigInt(hi) << 32n) | BigInt(lo);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out[i++] = k;
+  }
+  return out;
+}
+
+/** `n` distinct keys of which 60% fall in bucket 0 of `buckets` (so that bucket fills and evicts early). */
+export function skewedPool(rng: Rng, n: number, buckets: number): BigUint64Array {
+  const candidates = keyPool(rng, n * (buckets + 2));
+  const hot = buckets === 1 ? n : Math.floor(n * 0.6);
+  const out: bigint[] = [];
+  let inHot = 0;
+  for (const k of candidates) {
+    if (out.length === n) break;
+    const b = bucketOf(keyLo(k), keyHi(k), buckets);
+    if (b === 0 && inHot < hot) {
+      out.push(k);
+      inHot++;
+    } else if (b !== 0 && out.length - inHot < n - hot) out.push(k);
+  }
+  return BigUint64Array.from(out);
+}
+
+/** A value row that names its key and version: [version, lo & 0xffff, j...]. */
+export function rows(keys: BigUint64Array, dim: number, version: number): Float32Array {
+  const out = new Float32Array(keys.length * dim);
+  for (let i = 0; i < keys.length; i++) {
+    for (let j = 0; j < dim; j++) out[i * dim + j] = j === 0 ? version : j === 1 ? keyLo(keys[i] as bigint) & 0xffff : version + j * 0.5;
+  }
+  return out;
+}
+
+export function sameRow(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false;
+  return true;
+}
+
+/** Every entry on the GPU, by key; fails on a key stored twice. */
+export async function snapshot(cache: HkvCache, what: string): Promise<Map<bigint, Entry>> {
+  const all = await cache.exportBatch();
+  const map = new Map<bigint, Entry>();
+  for (let i = 0; i < all.keys.length; i++) {
+    const k = all.keys[i] as bigint;
+    expect(!map.has(k), `${what}: key ${hex(k)} is stored twice`);
+    map.set(k, { value: all.values.slice(i * cache.dim, (i + 1) * cache.dim), score: all.scores[i] as bigint });
+  }
+  const size = await cache.size();
+  expect(size === map.size, `${what}: size() is ${size} but the export holds ${map.size} entries`);
+  expect(size <= cache.capacity, `${what}: size ${size} over capacity ${cache.capacity}`);
+  return map;
+}
+
+/** The GPU's entries equal the model's (keys, values, and scores unless `scores` is false). */
+export async function expectModel(cache: HkvCache, model: CacheModel, what: string, scores = true): Promise<void> {
+  const got = await snapshot(cache, what);
+  expect(got.size === model.size, `${what}: ${got.size} entries on the GPU, ${model.size} in the model`);
+  for (const [k, e] of model.map) {
+    const g = got.get(k);
+    expect(g !== undefined, `${what}: key ${hex(k)} is missing (model has it, score ${e.score})`);
+    expect(sameRow((g as Entry).value, e.value), `${what}: key ${hex(k)} holds [${g?.value}], model [${e.value}]`);
+    if (scores) expect(g?.score === e.score, `${what}: key ${hex(k)} has score ${g?.score}, model ${e.score}`);
+  }
+}
+
+/** Statuses equal the model's, except that inserted and evicted may trade places within a bucket. */
+export function expectStatuses(got: Uint8Array, want: ModelUpsert, keys: BigUint64Array, buckets: number, what: string): void {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const g = got[i] as number;
+    const w = want.status[i] as number;
+    const placed = (s: number) => s === HkvStatus.inserted || s === HkvStatus.evicted;
+    if (placed(g) && placed(w)) {
+      const b = bucketOf(keyLo(keys[i] as bigint), keyHi(keys[i] as bigint), buckets);
+      counts.set(b, (counts.get(b) ?? 0) + (g === HkvStatus.evicted ? 1 : 0) - (w === HkvStatus.evicted ? 1 : 0));
+      continue;
+    }
+    expect(g === w, `${what}: key ${i} (${hex(keys[i] as bigint)}) has status ${g}, model ${w}`);
+  }
+  for (const [b, d] of counts) expect(d === 0, `${what}: bucket ${b} reports ${d > 0 ? 'more' : 'fewer'} evicting inserts than the model`);
+}
+
+/**
+ * The invariants of one insertAndEvict batch whatever the concurrency decided: the entries after it
+ * are the entries before, plus the keys it placed, minus the keys it reported evicted (each once,
+ * with the value and score it had); every stored value is the last one written for its key; within a
+ * bucket no resident outlived an evicted resident of a lower score; a refused key is absent and
+ * scored below its bucket's minimum.
+ */
+export function expectBatchInvariants(
+  before: Map<bigint, Entry>,
+  after: Map<bigint, Entry>,
+  batch: { keys: BigUint64Array; scores?: BigUint64Array; status: Uint8Array },
+  evicted: { keys: BigUint64Array; values: Float32Array; scores: BigUint64Array },
+  lastValue: Map<bigint, Float32Array>,
+  buckets: number,
+  dim: number,
+  what: string,
+  dual = false,
+): void {
+  const placed = new Set<bigint>();
+  const updated = new Set<bigint>();
+  batch.status.forEach((s, i) => {
+    if (s === HkvStatus.inserted || s === HkvStatus.evicted) placed.add(batch.keys[i] as bigint);
+    if (s === HkvStatus.updated) updated.add(batch.keys[i] as bigint);
+  });
+  const gone = new Set<bigint>();
+  for (let e = 0; e < evicted.keys.length; e++) {
+    const k = evicted.keys[e] as bigint;
+    expect(!gone.has(k), `${what}: ${hex(k)} reported evicted twice`);
+    gone.add(k);
+    expect(before.has(k) || placed.has(k), `${what}: evicted ${hex(k)} was neither stored nor inserted`);
+    const want = lastValue.get(k);
+    expect(
+      want !== undefined && sameRow(evicted.values.slice(e * dim, (e + 1) * dim), want),
+      `${what}: evicted ${hex(k)} came back with the wrong value`,
+    );
+    expect(!after.has(k), `${what}: evicted ${hex(k)} is still stored`);
+  }
+  const expected = new Set<bigint>([...before.keys(), ...placed]);
+  for (const k of gone) expected.delete(k);
+  expect(expected.size === after.size, `${what}: ${after.size} entries stored, ${expected.size} accounted for (before + placed - evicted)`);
+  for (const k of expected) expect(after.has(k), `${what}: ${hex(k)} was lost (neither evicted nor erased)`);
+  for (const [k, e] of after) {
+    const want = lastValue.get(k);
+    expect(want !== undefined && sameRow(e.value, want), `${what}: ${hex(k)} holds [${e.value}], last written [${want}]`);
+  }
+  // Dual-bucket mode: the export does not say which of its two buckets holds a key, so the per-bucket checks below do not apply.
+  if (dual) {
+    batch.status.forEach((s, i) => {
+      if (s === HkvStatus.refused) expect(!after.has(batch.keys[i] as bigint), `${what}: refused key ${i} is stored`);
+    });
+    return;
+  }
+  // Eviction takes minimum scores: per bucket, evicted residents score no higher than surviving residents (after the updates).
+  const bucketOf64 = (k: bigint) => bucketOf(keyLo(k), keyHi(k), buckets);
+  const maxGone = new Map<number, bigint>();
+  for (let e = 0; e < evicted.keys.length; e++) {
+    const k = evicted.keys[e] as bigint;
+    if (!before.has(k)) continue;
+    const b = bucketOf64(k);
+    const s = evicted.scores[e] as bigint;
+    if (s > (maxGone.get(b) ?? -1n)) maxGone.set(b, s);
+  }
+  for (const [k, e] of after) {
+    if (!before.has(k) || updated.has(k)) continue;
+    const m = maxGone.get(bucketOf64(k));
+    expect(m === undefined || e.score >= m, `${what}: ${hex(k)} (score ${e.score}) survived an eviction of score ${m} in its bucket`);
+  }
+  // Per bucket, after the batch: entries and minimum score (once, for the refused keys).
+  const buckets2 = new Map<number, { count: number; min: bigint }>();
+  for (const [r, e] of after) {
+    const b = bucketOf64(r);
+    const cur = buckets2.get(b);
+    if (!cur) buckets2.set(b, { count: 1, min: e.score });
+    else {
+      cur.count++;
+      if (e.score < cur.min) cur.min = e.score;
+    }
+  }
+  batch.status.forEach((s, i) => {
+    if (s !== HkvStatus.refused) return;
+    const k = batch.keys[i] as bigint;
+    expect(!after.has(k), `${what}: refused ${hex(k)} is stored`);
+    const info = buckets2.get(bucketOf64(k));
+    expect(info?.count === 128, `${what}: ${hex(k)} was refused from a bucket that is not full (${info?.count})`);
+    expect(
+      info !== undefined && (batch.scores?.[i] as bigint) < info.min,
+      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${info?.min}`,
+    );
+  });
+}

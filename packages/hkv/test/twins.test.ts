@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { twinChecks } from './twins.checks';
+
+describeChecks(twinChecks);
