@@ -2,6 +2,7 @@
 
 import * as linearProbe from '@gpuhash/linear-probe';
 import * as hive from '@gpuhash/hive';
+import * as horton from '@gpuhash/horton';
 import { tables as linearProbeTables } from './linear-probe';
 import type { TablePackage } from './types';
 
@@ -26,5 +27,13 @@ export const TABLE_PACKAGES: readonly TablePackage[] = [
     maxLoad: 0.95,
     module: hive,
     table: hive.HiveTable,
+  },
+  {
+    id: 'horton',
+    name: '@gpuhash/horton',
+    summary: "Horton tables: 8-slot buckets, remap entries, ~1.1 buckets per lookup",
+    maxLoad: 0.95,
+    module: horton,
+    table: horton.HortonTable,
   },
 ];

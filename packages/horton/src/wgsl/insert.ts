@@ -1,0 +1,494 @@
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop, wgslModule, workgroupTalliesModule } from '@gpuhash/kernels';
+import { bucketModule } from './common';
+import { hortonParams, WORKGROUP_SIZE } from './params';
+
+const entry = entryPoint(WORKGROUP_SIZE);
+const atomicsRW = storage('read_write', 'atomic<u32>');
+const words = storage('read', 'u32');
+
+/** Counters: [0] live keys, [1] Type B buckets. */
+export const talliesModule = workgroupTalliesModule(
+  'horton.tallies',
+  {
+    added: 'atomicAdd(&counters[0], v);',
+    erased: 'atomicSub(&counters[0], v);',
+    toB: 'atomicAdd(&counters[1], v);',
+    toA: 'atomicSub(&counters[1], v);',
+  },
+  { needs: ['counters'] },
+);
+
+/** Results of one insert attempt. */
+export const INSERTED = 0;
+export const EXISTED = 1;
+export const RETRY = 2;
+export const FULL = 3;
+
+/**
+ * Bucket ownership for one insert round (`locks`: one stamp per bucket). An invocation owns
+ * bucket b for the rest of round `params.epoch` when it raises b's stamp to the epoch; an
+ * invocation that finds the stamp already there does not wait: its key goes to the next round.
+ * Nothing spins, so no invocation waits on another (no forward-progress assumption).
+ *
+ * The protocol's invariants, which make it correct under WGSL's relaxed atomics:
+ * - a bucket is written only by its owner, and a bucket is owned by at most one invocation per
+ *   round: so what an owner reads is the state at the start of the round (the end of the previous
+ *   dispatch), which every later dispatch sees;
+ * - a key is only ever moved (or added) by the owner of its primary bucket (BCHT mode: of both
+ *   its buckets), so a key's presence is stable while its primary bucket is owned.
+ * An owner that wrote nothing may hand a bucket back (`release_to`) within the round.
+ */
+export const ownershipModule = wgslModule(
+  'horton.ownership',
+  /* wgsl */ `
+const MAX_OWNED: u32 = 16u;
+var<private> owned: array<u32, 16>;
+var<private> n_owned: u32;
+fn own(b: u32) -> bool {
+  for (var i = 0u; i < n_owned; i++) { if (owned[i] == b) { return true; } }
+  if (n_owned >= MAX_OWNED) { return false; }
+  if (atomicMax(&locks[b], params.epoch) >= params.epoch) { return false; }
+  owned[n_owned] = b;
+  n_owned += 1u;
+  return true;
+}
+// Hands back the buckets owned since mark (nothing was written to them).
+fn release_to(mark: u32) {
+  while (n_owned > mark) {
+    n_owned -= 1u;
+    atomicStore(&locks[owned[n_owned]], params.epoch - 1u);
+  }
+}
+`,
+  { needs: ['locks', 'params'] },
+);
+
+/** The lock-free first pass of a Horton insert batch: present keys and free primary slots (see the README). */
+export const hortonFastModule = wgslModule(
+  'horton.fast',
+  /* wgsl */ `
+const INSERTED: u32 = ${INSERTED}u;
+const EXISTED: u32 = ${EXISTED}u;
+const RETRY: u32 = ${RETRY}u;
+const FULL: u32 = ${FULL}u;
+
+// The key's slot in its remap bucket (x Type B, entry set), as (bucket, slot), or NONE.
+fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
+  if (!is_type_b(x)) { return vec2<u32>(NONE, NONE); }
+  let e = entry_of(rea_of(x), t);
+  if (e == 0u) { return vec2<u32>(NONE, NONE); }
+  let y = secondary_of(x, t, e);
+  return vec2<u32>(y, slot_of(y, key));
+}
+
+// Present (in its primary or remap bucket): EXISTED; a free primary slot claimed: INSERTED; else RETRY
+// (the locked rounds take it). Keys are only added here, into primary slots, in slot order: two
+// copies of one key race for the same first free slot, so a batch never stores a key twice.
+fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  for (var s = 0u; s < 8u; s++) {
+    if (key_at(x, s) == key) {
+      if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
+      return EXISTED;
+    }
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { atomicStore(&buckets[16u * r.x + 2u * r.y + 1u], value); }
+    return EXISTED;
+  }
+  var s = 0u;
+  for (var budget = 0u; budget < 64u && s < 8u; budget++) {
+    let c = atomicCompareExchangeWeak(&buckets[16u * x + 2u * s], EMPTY, key);
+    if (c.exchanged) {
+      atomicStore(&buckets[16u * x + 2u * s + 1u], value);
+      return INSERTED;
+    }
+    if (c.old_value == key) {
+      if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
+      return EXISTED;
+    }
+    if (c.old_value != EMPTY) { s += 1u; } // taken by another key (a spurious failure tries again)
+  }
+  return RETRY;
+}
+`,
+  { requires: [bucketModule], needs: ['buckets'] },
+);
+
+/** The locked insert of one key, Horton and BCHT modes (see the README for the algorithm). */
+export const lockedInsertModule = wgslModule(
+  'horton.locked-insert',
+  /* wgsl */ `
+const RETRY_SLOT: u32 = 0xfffffffeu;
+
+// The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
+// other than avoid and function skip; 0 when none has room.
+fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
+  var best = 0u;
+  var best_free = 0u;
+  for (var i = 1u; i <= FUNCTIONS; i++) {
+    if (i == skip) { continue; }
+    let w = secondary_of(x, t, i);
+    if (w == x || w == avoid) { continue; }
+    let f = free_count(w);
+    if (f >= need && f > best_free) { best = i; best_free = f; }
+  }
+  return best;
+}
+
+// Moves the group of keys (slot mask group) of bucket b that share entry (p, tg) to another
+// secondary bucket of that entry. The first freed slot, NONE (no room), or RETRY_SLOT.
+fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
+  let mark = n_owned;
+  if (!own(p)) { return RETRY_SLOT; }
+  let rea = rea_of(p);
+  let e = entry_of(rea, tg);
+  if (e == 0u || secondary_of(p, tg, e) != b) { release_to(mark); return NONE; }
+  let need = countOneBits(group);
+  let i = best_candidate(p, tg, need, b, e);
+  if (i == 0u) { release_to(mark); return NONE; }
+  let w = secondary_of(p, tg, i);
+  if (!own(w)) { release_to(mark); return RETRY_SLOT; }
+  if (free_count(w) < need) { release_to(mark); return NONE; }
+  var first = NONE;
+  for (var s = 0u; s < 8u; s++) {
+    if ((group & (1u << s)) == 0u) { continue; }
+    let f = free_slot(w);
+    put(w, f, key_at(b, s), value_at(b, s));
+    clear_slot(b, s);
+    if (first == NONE) { first = s; }
+  }
+  set_rea(p, with_entry(rea, tg, i));
+  return first;
+}
+
+// Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
+// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT.
+fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
+  var seen = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    if ((seen & (1u << s)) != 0u) { continue; }
+    let k = key_at(b, s);
+    if (is_reserved(k)) { continue; }
+    let p = primary_of(k);
+    if (p == b) { continue; }
+    let tg = tag_of(k);
+    var group = 0u;
+    for (var s2 = s; s2 < 8u; s2++) {
+      let k2 = key_at(b, s2);
+      if (!is_reserved(k2) && primary_of(k2) == p && tag_of(k2) == tg) { group |= 1u << s2; }
+    }
+    seen |= group;
+    if (p == ex_p && tg == ex_t) { continue; }
+    let r = relocate_group(b, p, tg, group);
+    if (r != NONE) { return r; }
+  }
+  return NONE;
+}
+
+// A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: a
+// primary key h leaves with the new key, both remapped to their least-loaded candidates.
+fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  var hs = NONE;
+  if (primary_of(key_at(x, 7u)) == x) { hs = 7u; }
+  else {
+    for (var s = 0u; s < 7u; s++) { if (primary_of(key_at(x, s)) == x) { hs = s; break; } }
+  }
+  if (hs == NONE) { return FULL; }
+  let k7 = key_at(x, 7u);
+  let v7 = value_at(x, 7u);
+  // Slot 7's key, if it is not h, is secondary: it moves to h's slot, so its primary is owned too.
+  if (hs != 7u && !own(primary_of(k7))) { return RETRY; }
+  let hk = key_at(x, hs);
+  let hv = value_at(x, hs);
+  let th = tag_of(hk);
+  let ik = best_candidate(x, t, select(1u, 2u, th == t), x, 0u);
+  if (ik == 0u) { return FULL; }
+  let wk = secondary_of(x, t, ik);
+  var ih = ik;
+  if (th != t) {
+    // h's entry: its least-loaded candidate, counting the slot the new key takes.
+    var best_free = 0u;
+    ih = 0u;
+    for (var i = 1u; i <= FUNCTIONS; i++) {
+      let w = secondary_of(x, th, i);
+      if (w == x) { continue; }
+      let f = free_count(w) - select(0u, 1u, w == wk);
+      if (f >= 1u && f > best_free) { ih = i; best_free = f; }
+    }
+    if (ih == 0u) { return FULL; }
+  }
+  let wh = secondary_of(x, th, ih);
+  if (!own(wk) || !own(wh)) { return RETRY; }
+  if (free_count(wk) < select(1u, 2u, wk == wh) || free_count(wh) < 1u) { return RETRY; }
+  put(wk, free_slot(wk), key, value);
+  put(wh, free_slot(wh), hk, hv);
+  if (hs != 7u) { put(x, hs, k7, v7); }
+  set_rea(x, with_entry(with_entry(0u, t, ik), th, ih));
+  atomicStore(&buckets[16u * x + 14u], REMAP);
+  count(T_TO_B, 1u);
+  return INSERTED;
+}
+
+// x is Type B, its 7 slots full of primary keys (or secondary ones that cannot move): swap the
+// new key with a primary key of x (another tag) that has room in its secondary bucket.
+fn primary_swap(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  for (var s = 0u; s < 7u; s++) {
+    let q = key_at(x, s);
+    if (is_reserved(q) || primary_of(q) != x) { continue; }
+    let tq = tag_of(q);
+    if (tq == t) { continue; }
+    let eq = entry_of(rea_of(x), tq);
+    var iq = eq;
+    if (eq == 0u) { iq = best_candidate(x, tq, 1u, x, 0u); }
+    if (iq == 0u) { continue; }
+    let w = secondary_of(x, tq, iq);
+    if (free_count(w) == 0u) { continue; }
+    if (!own(w)) { return RETRY; }
+    let f = free_slot(w);
+    if (f == NONE) { continue; }
+    put(w, f, q, value_at(x, s));
+    put(x, s, key, value);
+    if (eq == 0u) { set_rea(x, with_entry(rea_of(x), tq, iq)); }
+    return INSERTED;
+  }
+  return FULL;
+}
+
+// A secondary insert into owned bucket x (Type B, full).
+fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  let e = entry_of(rea_of(x), t);
+  if (e == 0u) {
+    let i = best_candidate(x, t, 1u, x, 0u);
+    if (i != 0u) {
+      let w = secondary_of(x, t, i);
+      if (!own(w)) { return RETRY; }
+      let f = free_slot(w);
+      if (f == NONE) { return RETRY; }
+      put(w, f, key, value);
+      set_rea(x, with_entry(rea_of(x), t, i));
+      return INSERTED;
+    }
+    // No candidate has room: the bounded eviction search, one level deep in every candidate.
+    for (var j = 1u; j <= FUNCTIONS; j++) {
+      let w = secondary_of(x, t, j);
+      if (w == x) { continue; }
+      if (!own(w)) { return RETRY; }
+      let f = evict_secondary(w, x, t);
+      if (f == RETRY_SLOT) { return RETRY; }
+      if (f != NONE) {
+        put(w, f, key, value);
+        set_rea(x, with_entry(rea_of(x), t, j));
+        return INSERTED;
+      }
+    }
+  } else {
+    let z = secondary_of(x, t, e);
+    if (!own(z)) { return RETRY; }
+    var f = free_slot(z);
+    if (f == NONE) { f = evict_secondary(z, x, t); }
+    if (f == RETRY_SLOT) { return RETRY; }
+    if (f != NONE) {
+      put(z, f, key, value);
+      return INSERTED;
+    }
+  }
+  return primary_swap(x, t, key, value);
+}
+
+// Only a positive sighting counts: a key being moved may be missed, never invented.
+fn sighted(x: u32, t: u32, key: u32) -> bool {
+  if (slot_of(x, key) != NONE) { return true; }
+  return remapped_slot(x, t, key).y != NONE;
+}
+
+fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  // Copies that reach the rounds were absent when the batch began (the fast pass looked):
+  // one seen now was added by this batch, and its value is one of the batch's.
+  if (sighted(x, t, key)) { return EXISTED; }
+  if (!own(x)) { return RETRY; }
+  var s = slot_of(x, key);
+  if (s != NONE) {
+    if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
+    return EXISTED;
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { atomicStore(&buckets[16u * r.x + 2u * r.y + 1u], value); }
+    return EXISTED;
+  }
+  s = free_slot(x);
+  if (s == NONE) {
+    // Primary keys may displace secondary ones.
+    s = evict_secondary(x, NONE, NONE);
+    if (s == RETRY_SLOT) { return RETRY; }
+  }
+  if (s != NONE) {
+    put(x, s, key, value);
+    return INSERTED;
+  }
+  if (!is_type_b(x)) { return convert(x, t, key, value); }
+  return secondary_insert(x, t, key, value);
+}
+
+fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let b1 = primary_of(key);
+  let b2 = second_of(key);
+  if (!assign && (slot_of(b1, key) != NONE || slot_of(b2, key) != NONE)) { return EXISTED; }
+  if (!own(b1) || !own(b2)) { return RETRY; }
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    let s = slot_of(b, key);
+    if (s != NONE) {
+      if (assign) { atomicStore(&buckets[16u * b + 2u * s + 1u], value); }
+      return EXISTED;
+    }
+  }
+  // Load balancing: the emptier of the two buckets.
+  let f1 = free_count(b1);
+  let f2 = free_count(b2);
+  if (f1 > 0u || f2 > 0u) {
+    let b = select(b2, b1, f1 >= f2);
+    put(b, free_slot(b), key, value);
+    return INSERTED;
+  }
+  // Both full: move one key of either bucket to its other bucket (one level of cuckoo eviction).
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    for (var s = 0u; s < 8u; s++) {
+      let g = key_at(b, s);
+      let g1 = primary_of(g);
+      let a = select(g1, second_of(g), g1 == b);
+      if (a == b || free_count(a) == 0u) { continue; }
+      if (!own(a)) { return RETRY; }
+      let f = free_slot(a);
+      if (f == NONE) { continue; }
+      put(a, f, g, value_at(b, s));
+      put(b, s, key, value);
+      return INSERTED;
+    }
+  }
+  return FULL;
+}
+`,
+  { requires: [hortonFastModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B'] },
+);
+
+/** Pass 1 of a Horton insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
+export const fastInsertKernel = defineKernel({
+  name: 'horton.insert-fast',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { assign: false },
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    buckets: atomicsRW,
+    keys: words,
+    values: words,
+    queue_out: atomicsRW,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+${entry} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
+    let key = keys[i];
+    if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
+    let r = fast_insert(key, values[i], ASSIGN);
+    if (r == INSERTED) { count(T_ADDED, 1u); }
+    else if (r == RETRY) {
+      let at = atomicAdd(&queue_out[0], 1u);
+      atomicStore(&queue_out[1u + at], i);
+    }
+  }
+  flush_tallies(lid);
+}`,
+      { modules: [gridModule, hortonFastModule, talliesModule, failureListModule], constants: { ASSIGN: v.assign } },
+    ),
+});
+
+/**
+ * Before each round: the round's grid from the queue's length (indirect dispatch), and the next
+ * queue emptied.
+ */
+export const roundArgsKernel = defineKernel({
+  name: 'horton.round-args',
+  workgroupSize: 1,
+  bindings: { queue_in: words, queue_out: atomicsRW, args: storage('read_write', 'u32') },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+@compute @workgroup_size(1)
+fn main() {
+  let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
+  args[0] = min((n + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u, 4096u);
+  args[1] = 1u;
+  args[2] = 1u;
+  atomicStore(&queue_out[0], 0u);
+}`,
+      {},
+    ),
+});
+
+/**
+ * One locked insert round over the keys queued (batch indices in `queue_in`; with `fromBatch`, the
+ * whole batch). Keys that lose a bucket go to `queue_out` for the next round; in the `last` round
+ * they are reported as contended. Keys that find no room are reported failed.
+ */
+export const insertRoundKernel = defineKernel({
+  name: 'horton.insert-round',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { mode: 'horton', assign: false, last: false, fromBatch: false },
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    buckets: atomicsRW,
+    locks: atomicsRW,
+    keys: words,
+    values: words,
+    queue_in: words,
+    queue_out: atomicsRW,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+${entry} {
+  var n = params.n;
+  if (!FROM_BATCH) { n = min(queue_in[0], arrayLength(&queue_in) - 1u); }
+  ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
+    var i = j;
+    if (!FROM_BATCH) { i = queue_in[1u + j]; }
+    let key = keys[i];
+    if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
+    n_owned = 0u;
+    let r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    if (r == INSERTED) { count(T_ADDED, 1u); }
+    else if (r == FULL) { report_failure(i); }
+    else if (r == RETRY) {
+      if (LAST) { report_failure(i | FAILURE_CONTENDED); }
+      else {
+        let at = atomicAdd(&queue_out[0], 1u);
+        atomicStore(&queue_out[1u + at], i);
+      }
+    }
+  }
+  flush_tallies(lid);
+}`,
+      {
+        modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch },
+      },
+    ),
+});
