@@ -9,24 +9,30 @@ import {
   type KeySpec,
   LimitExceededError,
   ScratchArena,
-  type StagedBatch,
   STORAGE_USAGE,
+  type StagedBatch,
   u32KeySpec,
 } from '@gpuhash/core';
 import { bucketCountFor, SLOTS, WORDS_PER_BUCKET } from './geometry';
 import { EMPTY_KEY, REMAP_KEY } from './sentinels';
 import type { HortonMode } from './types';
-import { eraseKernel, tidyKernel } from './wgsl/erase';
+import { bchtEraseKernel, eraseKernel, tidyKernel } from './wgsl/erase';
 import { countingFindKernel, findKernel, retrieveKernel, statsKernel } from './wgsl/find';
 import { fastInsertKernel, insertRoundKernel, roundArgsKernel } from './wgsl/insert';
 import type { HortonParamValues } from './wgsl/params';
 
-/** Locked rounds an insert batch runs after its fast pass (keys still contended then are reported as such, and host inserts run again). */
-export const INSERT_ROUNDS = 48;
+/**
+ * Locked rounds a device-side insert batch runs after its fast pass (keys still contended then are
+ * reported as such). Host inserts run rounds in chunks of HOST_CHUNK until the queue is empty, up
+ * to HOST_ROUNDS, then run again.
+ */
+export const INSERT_ROUNDS = 64;
+const HOST_CHUNK = 8;
+const HOST_ROUNDS = 256;
 /** Kernels that tally flush one global atomic per workgroup; capping the grid bounds that. */
 const TALLY_WORKGROUPS = 4096;
-/** Epochs stamp bucket ownership; before they wrap, the stamps are cleared. */
-const EPOCH_LIMIT = 0xfff0_0000;
+/** Bits of an ownership stamp below its epoch, at least (more for larger batches). */
+const MIN_PRIO_BITS = 16;
 
 export interface HortonSettings {
   mode: HortonMode;
@@ -36,6 +42,17 @@ export interface HortonSettings {
 }
 
 /** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets). */
+/** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
+interface InsertRun {
+  s: Store;
+  keys: GPUBuffer;
+  values: GPUBuffer;
+  n: number;
+  assign: boolean;
+  queues: [GPUBuffer, GPUBuffer];
+  args: GPUBuffer;
+}
+
 interface Store {
   buckets: GPUBuffer;
   locks: GPUBuffer;
@@ -63,6 +80,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   private store: Store;
   private readonly failures: FailureList;
   private epoch = 0;
+  private prioBits = MIN_PRIO_BITS;
   size = 0;
   typeB = 0;
   rehashes = 0;
@@ -133,19 +151,31 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const horton = this.settings.mode === 'horton';
     const q = this.queues(horton ? Math.min(n, s.bucketCount) : 0);
     encoder.clearBuffer(q.a, 0, 4);
-    const epoch = this.nextEpoch(encoder, s);
-    eraseKernel.variant({ mode: this.settings.mode }).encode(this.gpu, encoder, {
+    if (!horton) {
+      bchtEraseKernel.variant().encode(this.gpu, encoder, {
+        buffers: { buckets: s.buckets, keys, counters: s.counters, failed: this.failures.buffer },
+        params: this.params(s, n),
+        invocations: n,
+        maxWorkgroups: TALLY_WORKGROUPS,
+        timestampWrites,
+      });
+      return;
+    }
+    this.nextEpoch(encoder, s, 0);
+    eraseKernel.variant().encode(this.gpu, encoder, {
       buffers: { buckets: s.buckets, locks: s.locks, keys, dirty: q.a, counters: s.counters, failed: this.failures.buffer },
-      params: { ...this.params(s, n), epoch },
+      params: this.params(s, n),
       invocations: n,
       maxWorkgroups: TALLY_WORKGROUPS,
-      timestampWrites: horton && timestampWrites ? { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex } : timestampWrites,
+      timestampWrites: timestampWrites && {
+        querySet: timestampWrites.querySet,
+        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+      },
     });
-    if (!horton) return;
     roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: q.a, queue_out: q.b, args: q.args }, invocations: 1 });
     tidyKernel.variant({ repatriate: this.settings.repatriate }).encode(this.gpu, encoder, {
       buffers: { buckets: s.buckets, queue_in: q.a, counters: s.counters },
-      params: { ...this.params(s, 0), epoch },
+      params: this.params(s, 0),
       indirect: { buffer: q.args, offset: 0 },
       timestampWrites: timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex },
     });
@@ -171,8 +201,9 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
 
   async insertBatch(batch: StagedBatch, assign: boolean): Promise<FailureReport> {
     const encoder = this.gpu.device.createCommandEncoder();
-    this.encodeInsert(encoder, batch.keys, batch.values as GPUBuffer, batch.n, { assign });
+    this.failures.encodeReset(encoder, batch.n);
     this.gpu.submit([encoder.finish()]);
+    await this.runInsertInto(this.store, batch.keys, batch.values as GPUBuffer, batch.n, assign);
     return this.refresh();
   }
 
@@ -229,8 +260,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
         const build = this.gpu.device.createCommandEncoder();
         this.clearStore(build, next);
         this.failures.encodeReset(build, count);
-        this.encodeInsertInto(build, next, keys, values, count, false);
         this.gpu.submit([build.finish()]);
+        await this.runInsertInto(next, keys, values, count, false);
         const { words, failures } = await this.readReport(next.counters);
         if (failures.count === 0) {
           this.destroyStore(old);
@@ -310,7 +341,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   // ---- internals -----------------------------------------------------------------------------
 
   private params(s: Store, n: number): HortonParamValues {
-    return { n, mask: s.bucketCount - 1, seed: s.seed, epoch: this.epoch };
+    return { n, mask: s.bucketCount - 1, seed: s.seed, epoch: this.epoch, prio_bits: this.prioBits };
   }
 
   private allocate(bucketCount: number, seed: number): Store {
@@ -338,9 +369,15 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(s.counters);
   }
 
-  /** The next epoch (ownership stamp); clears the stamps of `s` before the counter would wrap. */
-  private nextEpoch(encoder: GPUCommandEncoder, s: Store): number {
-    if (this.epoch >= EPOCH_LIMIT) {
+  /**
+   * The next epoch of ownership stamps for a pass over up to n keys: a stamp is (epoch, position),
+   * with enough position bits for n; before the epoch would overflow its bits (or when the
+   * position needs more), the stamps of `s` are cleared and epochs start again.
+   */
+  private nextEpoch(encoder: GPUCommandEncoder, s: Store, n: number): number {
+    const bits = Math.max(MIN_PRIO_BITS, Math.ceil(Math.log2(n + 1)));
+    if (bits > this.prioBits || this.epoch + 1 >= 2 ** (32 - this.prioBits)) {
+      this.prioBits = Math.max(bits, this.prioBits);
       encoder.clearBuffer(s.locks);
       this.epoch = 0;
     }
@@ -358,8 +395,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   }
 
   /**
-   * An insert batch into store s: Horton mode runs the lock-free fast pass, then INSERT_ROUNDS
-   * locked rounds over the keys it left; BCHT mode runs the rounds over the whole batch.
+   * An insert batch into store s: the lock-free fast pass, then locked rounds over the keys it
+   * left (device-side: INSERT_ROUNDS; host-side: chunks until the queue is empty).
    */
   private encodeInsertInto(
     encoder: GPUCommandEncoder,
@@ -370,55 +407,87 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
+    const run = this.startInsert(encoder, s, keys, values, n, assign, timestampWrites);
+    this.encodeRounds(encoder, run, INSERT_ROUNDS, true, timestampWrites);
+  }
+
+  /** A host-side insert into store s: rounds in chunks, reading the queue's length back between them. */
+  private async runInsertInto(s: Store, keys: GPUBuffer, values: GPUBuffer, n: number, assign: boolean): Promise<void> {
+    let encoder = this.gpu.device.createCommandEncoder();
+    const run = this.startInsert(encoder, s, keys, values, n, assign);
+    for (let rounds = HOST_CHUNK; ; rounds += HOST_CHUNK) {
+      const final = rounds >= HOST_ROUNDS;
+      this.encodeRounds(encoder, run, HOST_CHUNK, final);
+      this.gpu.submit([encoder.finish()]);
+      if (final) return;
+      const pending = new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number;
+      if (pending === 0) return;
+      encoder = this.gpu.device.createCommandEncoder();
+    }
+  }
+
+  private startInsert(
+    encoder: GPUCommandEncoder,
+    s: Store,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): InsertRun {
     const q = this.queues(n);
-    const first = timestampWrites && { querySet: timestampWrites.querySet, beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex };
-    const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
-    const mode = this.settings.mode;
-    let queues = [q.a, q.b];
     encoder.clearBuffer(q.a, 0, 4);
     encoder.clearBuffer(q.b, 0, 4);
-    const roundBuffers = (qin: GPUBuffer, qout: GPUBuffer) => ({
-      buckets: s.buckets,
-      locks: s.locks,
-      keys,
-      values,
-      queue_in: qin,
-      queue_out: qout,
-      counters: s.counters,
-      failed: this.failures.buffer,
+    const mode = this.settings.mode;
+    fastInsertKernel.variant({ mode, assign }).encode(this.gpu, encoder, {
+      buffers: { buckets: s.buckets, keys, values, queue_out: q.a, counters: s.counters, failed: this.failures.buffer },
+      params: this.params(s, n),
+      invocations: n,
+      maxWorkgroups: TALLY_WORKGROUPS,
+      timestampWrites: timestampWrites && {
+        querySet: timestampWrites.querySet,
+        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+      },
     });
-    let r = 0;
-    if (mode === 'horton') {
-      fastInsertKernel.variant({ assign }).encode(this.gpu, encoder, {
-        buffers: { buckets: s.buckets, keys, values, queue_out: q.a, counters: s.counters, failed: this.failures.buffer },
-        params: this.params(s, n),
-        invocations: n,
-        maxWorkgroups: TALLY_WORKGROUPS,
-        timestampWrites: first,
-      });
-    } else {
-      // The first round takes the batch itself (and refuses reserved keys).
-      const epoch = this.nextEpoch(encoder, s);
-      insertRoundKernel.variant({ mode, assign, fromBatch: true }).encode(this.gpu, encoder, {
-        buffers: roundBuffers(q.b, q.a),
-        params: { ...this.params(s, n), epoch },
-        invocations: n,
-        maxWorkgroups: TALLY_WORKGROUPS,
-        timestampWrites: first,
-      });
-      r = 1;
-    }
-    for (; r < INSERT_ROUNDS; r++) {
-      const [qin, qout] = queues as [GPUBuffer, GPUBuffer];
-      const epoch = this.nextEpoch(encoder, s);
-      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: q.args }, invocations: 1 });
-      insertRoundKernel.variant({ mode, assign, last: r === INSERT_ROUNDS - 1 }).encode(this.gpu, encoder, {
-        buffers: roundBuffers(qin, qout),
-        params: { ...this.params(s, 0), epoch },
-        indirect: { buffer: q.args, offset: 0 },
-        timestampWrites: r === INSERT_ROUNDS - 1 ? last : undefined,
-      });
-      queues = [qout, qin];
+    return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
+  }
+
+  /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */
+  private encodeRounds(
+    encoder: GPUCommandEncoder,
+    run: InsertRun,
+    rounds: number,
+    final: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const { s, keys, values } = run;
+    const mode = this.settings.mode;
+    for (let r = 0; r < rounds; r++) {
+      const [qin, qout] = run.queues;
+      const last = final && r === rounds - 1;
+      this.nextEpoch(encoder, s, run.n);
+      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
+      for (const plan of [true, false]) {
+        insertRoundKernel.variant({ mode, assign: run.assign, last, plan }).encode(this.gpu, encoder, {
+          buffers: {
+            buckets: s.buckets,
+            locks: s.locks,
+            keys,
+            values,
+            queue_in: qin,
+            queue_out: qout,
+            counters: s.counters,
+            failed: this.failures.buffer,
+          },
+          params: this.params(s, 0),
+          indirect: { buffer: run.args, offset: 0 },
+          timestampWrites:
+            last && !plan && timestampWrites
+              ? { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex }
+              : undefined,
+        });
+      }
+      run.queues = [qout, qin];
     }
   }
 

@@ -61,7 +61,12 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
     const repatriate = options.repatriate ?? d.repatriate;
     oneOf(where, 'repatriate', repatriate, [true, false]);
     return gpu.run(where, async () => {
-      const engine = new HortonEngine(gpu, shared.capacity, { mode, repatriate, maxLoadFactor: shared.maxLoadFactor, growth: shared.growth });
+      const engine = new HortonEngine(gpu, shared.capacity, {
+        mode,
+        repatriate,
+        maxLoadFactor: shared.maxLoadFactor,
+        growth: shared.growth,
+      });
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);
       gpu.submit([encoder.finish()]);

@@ -46,14 +46,17 @@ export const bucketModule = wgslModule(
   /* wgsl */ `
 fn key_at(b: u32, s: u32) -> u32 { return atomicLoad(&buckets[16u * b + 2u * s]); }
 fn value_at(b: u32, s: u32) -> u32 { return atomicLoad(&buckets[16u * b + 2u * s + 1u]); }
+// Every write goes through store_word: the planning pass of an insert round (PLAN) writes nothing.
+fn store_word(i: u32, v: u32) { if (!PLAN) { atomicStore(&buckets[i], v); } }
 fn put(b: u32, s: u32, key: u32, value: u32) {
-  atomicStore(&buckets[16u * b + 2u * s + 1u], value);
-  atomicStore(&buckets[16u * b + 2u * s], key);
+  store_word(16u * b + 2u * s + 1u, value);
+  store_word(16u * b + 2u * s, key);
 }
-fn clear_slot(b: u32, s: u32) { atomicStore(&buckets[16u * b + 2u * s], EMPTY); }
+fn store_value(b: u32, s: u32, value: u32) { store_word(16u * b + 2u * s + 1u, value); }
+fn clear_slot(b: u32, s: u32) { store_word(16u * b + 2u * s, EMPTY); }
 fn is_type_b(b: u32) -> bool { return key_at(b, 7u) == REMAP; }
 fn rea_of(b: u32) -> u32 { return atomicLoad(&buckets[16u * b + 15u]); }
-fn set_rea(b: u32, rea: u32) { atomicStore(&buckets[16u * b + 15u], rea); }
+fn set_rea(b: u32, rea: u32) { store_word(16u * b + 15u, rea); }
 // The slot of key in bucket b, or NONE. All 8 key words are compared: REMAP is never a user key.
 fn slot_of(b: u32, key: u32) -> u32 {
   for (var s = 0u; s < 8u; s++) { if (key_at(b, s) == key) { return s; } }
@@ -70,5 +73,5 @@ fn free_count(b: u32) -> u32 {
   return c;
 }
 `,
-  { requires: [hortonHashModule], needs: ['buckets'] },
+  { requires: [hortonHashModule], needs: ['buckets', 'PLAN'] },
 );

@@ -15,39 +15,9 @@ const words = storage('read', 'u32');
  * remap entry whose last user left is cleared here when the erase sees no other user (a
  * concurrent erase of a co-user may leave it set: the tidy pass clears it exactly).
  */
-export const eraseKernel = defineKernel({
-  name: 'horton.erase',
-  workgroupSize: WORKGROUP_SIZE,
-  variant: { mode: 'horton' },
-  params: hortonParams,
-  bindings: {
-    params: uniform(),
-    buckets: atomicsRW,
-    locks: atomicsRW,
-    keys: words,
-    dirty: atomicsRW,
-    counters: atomicsRW,
-    failed: atomicsRW,
-  },
-  source: (decls, v) =>
-    composeWgsl(
-      /* wgsl */ `
-${decls}
-// Erases key from bucket b if it is there: 1 erased, 0 absent (or erased by another copy).
-fn erase_in(b: u32, key: u32) -> bool {
-  for (var s = 0u; s < 8u; s++) {
-    if (key_at(b, s) != key) { continue; }
-    for (var tries = 0u; tries < 64u; tries++) {
-      let c = atomicCompareExchangeWeak(&buckets[16u * b + 2u * s], key, EMPTY);
-      if (c.exchanged) { return true; }
-      if (c.old_value != key) { return false; }
-    }
-    return false;
-  }
-  return false;
-}
+const HORTON_ERASE = /* wgsl */ `
 fn mark_dirty(x: u32) {
-  if (atomicMax(&locks[x], params.epoch) < params.epoch) {
+  if (atomicMax(&locks[x], params.epoch << params.prio_bits) < (params.epoch << params.prio_bits)) {
     let at = atomicAdd(&dirty[0], 1u);
     atomicStore(&dirty[1u + at], x);
   }
@@ -73,6 +43,26 @@ fn horton_erase(key: u32) -> bool {
   mark_dirty(x);
   return true;
 }
+`;
+
+const eraseSource = (decls: string, mode: 'horton' | 'bcht') =>
+  composeWgsl(
+    /* wgsl */ `
+${decls}
+// Erases key from bucket b if it is there: 1 erased, 0 absent (or erased by another copy).
+fn erase_in(b: u32, key: u32) -> bool {
+  for (var s = 0u; s < 8u; s++) {
+    if (key_at(b, s) != key) { continue; }
+    for (var tries = 0u; tries < 64u; tries++) {
+      let c = atomicCompareExchangeWeak(&buckets[16u * b + 2u * s], key, EMPTY);
+      if (c.exchanged) { return true; }
+      if (c.old_value != key) { return false; }
+    }
+    return false;
+  }
+  return false;
+}
+${mode === 'horton' ? HORTON_ERASE : ''}
 fn bcht_erase(key: u32) -> bool {
   let b1 = primary_of(key);
   if (erase_in(b1, key)) { return true; }
@@ -82,12 +72,36 @@ ${entry} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
     if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
-    if (${v.mode === 'bcht' ? 'bcht_erase' : 'horton_erase'}(key)) { count(T_ERASED, 1u); }
+    if (${mode === 'bcht' ? 'bcht_erase' : 'horton_erase'}(key)) { count(T_ERASED, 1u); }
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, bucketModule, talliesModule, failureListModule] },
-    ),
+    { modules: [gridModule, bucketModule, talliesModule, failureListModule], constants: { PLAN: false } },
+  );
+
+export const eraseKernel = defineKernel({
+  name: 'horton.erase',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    buckets: atomicsRW,
+    locks: atomicsRW,
+    keys: words,
+    dirty: atomicsRW,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls) => eraseSource(decls, 'horton'),
+});
+
+/** The BCHT mode's erase: a key's slot in either bucket goes to EMPTY by CAS. */
+export const bchtEraseKernel = defineKernel({
+  name: 'horton.erase-bcht',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hortonParams,
+  bindings: { params: uniform(), buckets: atomicsRW, keys: words, counters: atomicsRW, failed: atomicsRW },
+  source: (decls) => eraseSource(decls, 'bcht'),
 });
 
 /**
@@ -140,6 +154,6 @@ ${entry} {
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, bucketModule, talliesModule], constants: { REPATRIATE: v.repatriate } },
+      { modules: [gridModule, bucketModule, talliesModule], constants: { REPATRIATE: v.repatriate, PLAN: false } },
     ),
 });

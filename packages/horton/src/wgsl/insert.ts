@@ -1,5 +1,13 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop, wgslModule, workgroupTalliesModule } from '@gpuhash/kernels';
+import {
+  composeWgsl,
+  entryPoint,
+  failureListModule,
+  gridModule,
+  gridStrideLoop,
+  wgslModule,
+  workgroupTalliesModule,
+} from '@gpuhash/kernels';
 import { bucketModule } from './common';
 import { hortonParams, WORKGROUP_SIZE } from './params';
 
@@ -26,18 +34,23 @@ export const RETRY = 2;
 export const FULL = 3;
 
 /**
- * Bucket ownership for one insert round (`locks`: one stamp per bucket). An invocation owns
- * bucket b for the rest of round `params.epoch` when it raises b's stamp to the epoch; an
- * invocation that finds the stamp already there does not wait: its key goes to the next round.
- * Nothing spins, so no invocation waits on another (no forward-progress assumption).
+ * Bucket ownership for one insert round (`locks`: one stamp per bucket), by deterministic
+ * reservation: a round is two dispatches over the same queued keys. In the planning pass (PLAN)
+ * each key runs its insert without writing and raises the stamp of every bucket it would touch
+ * to its own stamp (atomicMax); in the executing pass a key runs again and owns a bucket only if
+ * its stamp is still there (it had the highest). Stamps are (epoch, scrambled queue position):
+ * unique within a round, larger than every earlier round's. A key that does not own a bucket it
+ * needs goes to the next round; nothing spins, so no invocation waits on another, and the
+ * highest stamp of a round always wins every bucket it reserved (no livelock).
  *
- * The protocol's invariants, which make it correct under WGSL's relaxed atomics:
- * - a bucket is written only by its owner, and a bucket is owned by at most one invocation per
- *   round: so what an owner reads is the state at the start of the round (the end of the previous
- *   dispatch), which every later dispatch sees;
- * - a key is only ever moved (or added) by the owner of its primary bucket (BCHT mode: of both
- *   its buckets), so a key's presence is stable while its primary bucket is owned.
- * An owner that wrote nothing may hand a bucket back (`release_to`) within the round.
+ * The invariants that make it correct under WGSL's relaxed atomics:
+ * - a bucket is written only by its owner, and at most one key owns a bucket per round: what an
+ *   owner reads of its buckets is the state at the start of the round;
+ * - a key is only moved (or added) by the owner of its primary bucket (BCHT mode: of both its
+ *   buckets), so a key's presence is stable while its primary bucket is owned;
+ * - every path asks for all its buckets before its first write, so the executing pass never needs
+ *   a bucket the planning pass did not reserve, unless what it read of unowned buckets changed
+ *   meanwhile (then it does not own it, and retries).
  */
 export const ownershipModule = wgslModule(
   'horton.ownership',
@@ -45,23 +58,23 @@ export const ownershipModule = wgslModule(
 const MAX_OWNED: u32 = 16u;
 var<private> owned: array<u32, 16>;
 var<private> n_owned: u32;
+var<private> stamp: u32;
+fn begin_key(j: u32) {
+  n_owned = 0u;
+  let prio_mask = (1u << params.prio_bits) - 1u;
+  stamp = (params.epoch << params.prio_bits) | ((j * 0x9e3779b1u + params.epoch * 0x632be5abu) & prio_mask);
+}
 fn own(b: u32) -> bool {
   for (var i = 0u; i < n_owned; i++) { if (owned[i] == b) { return true; } }
   if (n_owned >= MAX_OWNED) { return false; }
-  if (atomicMax(&locks[b], params.epoch) >= params.epoch) { return false; }
+  if (PLAN) { atomicMax(&locks[b], stamp); }
+  else if (atomicLoad(&locks[b]) != stamp) { return false; }
   owned[n_owned] = b;
   n_owned += 1u;
   return true;
 }
-// Hands back the buckets owned since mark (nothing was written to them).
-fn release_to(mark: u32) {
-  while (n_owned > mark) {
-    n_owned -= 1u;
-    atomicStore(&locks[owned[n_owned]], params.epoch - 1u);
-  }
-}
 `,
-  { needs: ['locks', 'params'] },
+  { needs: ['locks', 'params', 'PLAN'] },
 );
 
 /** The lock-free first pass of a Horton insert batch: present keys and free primary slots (see the README). */
@@ -82,37 +95,60 @@ fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
   return vec2<u32>(y, slot_of(y, key));
 }
 
-// Present (in its primary or remap bucket): EXISTED; a free primary slot claimed: INSERTED; else RETRY
-// (the locked rounds take it). Keys are only added here, into primary slots, in slot order: two
-// copies of one key race for the same first free slot, so a batch never stores a key twice.
-fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
-  let x = primary_of(key);
-  let t = tag_of(key);
-  for (var s = 0u; s < 8u; s++) {
-    if (key_at(x, s) == key) {
-      if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
-      return EXISTED;
-    }
-  }
-  let r = remapped_slot(x, t, key);
-  if (r.y != NONE) {
-    if (assign) { atomicStore(&buckets[16u * r.x + 2u * r.y + 1u], value); }
-    return EXISTED;
-  }
+// Claims the first free slot of b for key, in slot order: INSERTED, EXISTED (another copy of the
+// key claimed first) or RETRY (no free slot). Two copies of one key race for the same first free
+// slot, so they never both claim one.
+fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
   var s = 0u;
   for (var budget = 0u; budget < 64u && s < 8u; budget++) {
-    let c = atomicCompareExchangeWeak(&buckets[16u * x + 2u * s], EMPTY, key);
+    let c = atomicCompareExchangeWeak(&buckets[16u * b + 2u * s], EMPTY, key);
     if (c.exchanged) {
-      atomicStore(&buckets[16u * x + 2u * s + 1u], value);
+      atomicStore(&buckets[16u * b + 2u * s + 1u], value);
       return INSERTED;
     }
     if (c.old_value == key) {
-      if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
+      if (assign) { store_value(b, s, value); }
       return EXISTED;
     }
     if (c.old_value != EMPTY) { s += 1u; } // taken by another key (a spurious failure tries again)
   }
   return RETRY;
+}
+
+// Horton: present (in its primary or remap bucket): EXISTED; a free primary slot claimed:
+// INSERTED; else RETRY (the locked rounds take it). Keys are only added here, into primary slots.
+fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  var s = slot_of(x, key);
+  if (s != NONE) {
+    if (assign) { store_value(x, s, value); }
+    return EXISTED;
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { store_value(r.x, r.y, value); }
+    return EXISTED;
+  }
+  return claim_in(x, key, value, assign);
+}
+
+// BCHT: present in either bucket: EXISTED; the first bucket no fuller than the second: a claim
+// there; else RETRY (the rounds place it, load-balanced). Keys are only added here, into first
+// buckets, so copies of one key never land in two buckets.
+fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
+  let b1 = primary_of(key);
+  let b2 = second_of(key);
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    let s = slot_of(b, key);
+    if (s != NONE) {
+      if (assign) { store_value(b, s, value); }
+      return EXISTED;
+    }
+  }
+  if (b1 != b2 && free_count(b1) < free_count(b2)) { return RETRY; }
+  return claim_in(b1, key, value, assign);
 }
 `,
   { requires: [bucketModule], needs: ['buckets'] },
@@ -142,17 +178,16 @@ fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
 // Moves the group of keys (slot mask group) of bucket b that share entry (p, tg) to another
 // secondary bucket of that entry. The first freed slot, NONE (no room), or RETRY_SLOT.
 fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
-  let mark = n_owned;
   if (!own(p)) { return RETRY_SLOT; }
   let rea = rea_of(p);
   let e = entry_of(rea, tg);
-  if (e == 0u || secondary_of(p, tg, e) != b) { release_to(mark); return NONE; }
+  if (e == 0u || secondary_of(p, tg, e) != b) { return NONE; }
   let need = countOneBits(group);
   let i = best_candidate(p, tg, need, b, e);
-  if (i == 0u) { release_to(mark); return NONE; }
+  if (i == 0u) { return NONE; }
   let w = secondary_of(p, tg, i);
-  if (!own(w)) { release_to(mark); return RETRY_SLOT; }
-  if (free_count(w) < need) { release_to(mark); return NONE; }
+  if (!own(w)) { return RETRY_SLOT; }
+  if (free_count(w) < need) { return NONE; }
   var first = NONE;
   for (var s = 0u; s < 8u; s++) {
     if ((group & (1u << s)) == 0u) { continue; }
@@ -228,8 +263,8 @@ fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
   put(wh, free_slot(wh), hk, hv);
   if (hs != 7u) { put(x, hs, k7, v7); }
   set_rea(x, with_entry(with_entry(0u, t, ik), th, ih));
-  atomicStore(&buckets[16u * x + 14u], REMAP);
-  count(T_TO_B, 1u);
+  store_word(16u * x + 14u, REMAP);
+  if (!PLAN) { count(T_TO_B, 1u); }
   return INSERTED;
 }
 
@@ -314,12 +349,12 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
   if (!own(x)) { return RETRY; }
   var s = slot_of(x, key);
   if (s != NONE) {
-    if (assign) { atomicStore(&buckets[16u * x + 2u * s + 1u], value); }
+    if (assign) { store_value(x, s, value); }
     return EXISTED;
   }
   let r = remapped_slot(x, t, key);
   if (r.y != NONE) {
-    if (assign) { atomicStore(&buckets[16u * r.x + 2u * r.y + 1u], value); }
+    if (assign) { store_value(r.x, r.y, value); }
     return EXISTED;
   }
   s = free_slot(x);
@@ -345,7 +380,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
     let b = select(b1, b2, c == 1u);
     let s = slot_of(b, key);
     if (s != NONE) {
-      if (assign) { atomicStore(&buckets[16u * b + 2u * s + 1u], value); }
+      if (assign) { store_value(b, s, value); }
       return EXISTED;
     }
   }
@@ -379,11 +414,11 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   { requires: [hortonFastModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B'] },
 );
 
-/** Pass 1 of a Horton insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
+/** Pass 1 of an insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
 export const fastInsertKernel = defineKernel({
   name: 'horton.insert-fast',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false },
+  variant: { mode: 'horton', assign: false },
   params: hortonParams,
   bindings: {
     params: uniform(),
@@ -402,7 +437,7 @@ ${entry} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
     if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
-    let r = fast_insert(key, values[i], ASSIGN);
+    let r = ${v.mode === 'bcht' ? 'fast_insert_bcht' : 'fast_insert'}(key, values[i], ASSIGN);
     if (r == INSERTED) { count(T_ADDED, 1u); }
     else if (r == RETRY) {
       let at = atomicAdd(&queue_out[0], 1u);
@@ -411,7 +446,7 @@ ${entry} {
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, hortonFastModule, talliesModule, failureListModule], constants: { ASSIGN: v.assign } },
+      { modules: [gridModule, hortonFastModule, talliesModule, failureListModule], constants: { ASSIGN: v.assign, PLAN: false } },
     ),
 });
 
@@ -440,14 +475,16 @@ fn main() {
 });
 
 /**
- * One locked insert round over the keys queued (batch indices in `queue_in`; with `fromBatch`, the
- * whole batch). Keys that lose a bucket go to `queue_out` for the next round; in the `last` round
- * they are reported as contended. Keys that find no room are reported failed.
+ * One pass of a locked insert round over the keys queued (batch indices in `queue_in`; with
+ * `fromBatch`, the whole batch): the planning pass (`plan`) reserves buckets and writes nothing;
+ * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
+ * next round; in the `last` round they are reported as contended. Keys that find no room are
+ * reported failed.
  */
 export const insertRoundKernel = defineKernel({
   name: 'horton.insert-round',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { mode: 'horton', assign: false, last: false, fromBatch: false },
+  variant: { mode: 'horton', assign: false, last: false, fromBatch: false, plan: false },
   params: hortonParams,
   bindings: {
     params: uniform(),
@@ -471,9 +508,13 @@ ${entry} {
     var i = j;
     if (!FROM_BATCH) { i = queue_in[1u + j]; }
     let key = keys[i];
-    if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
-    n_owned = 0u;
+    if (is_reserved(key)) {
+      if (!PLAN) { report_failure(i | FAILURE_RESERVED); }
+      continue;
+    }
+    begin_key(j);
     let r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    if (PLAN) { continue; }
     if (r == INSERTED) { count(T_ADDED, 1u); }
     else if (r == FULL) { report_failure(i); }
     else if (r == RETRY) {
@@ -488,7 +529,7 @@ ${entry} {
 }`,
       {
         modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch },
+        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch, PLAN: v.plan },
       },
     ),
 });

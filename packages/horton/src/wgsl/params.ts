@@ -6,14 +6,15 @@ export const WORKGROUP_SIZE = 256;
 /**
  * The `Params` uniform every Horton kernel binds: n, the batch size (or the slot count, for
  * passes over the table); mask, buckets - 1; seed, the hash seed (0 until a rebuild for colliding
- * keys draws another); epoch, the number of the insert round or erase pass (bucket ownership
- * stamps, see insert.ts).
+ * keys draws another); epoch, the number of the insert round or erase pass, and prio_bits, the
+ * bits of a bucket ownership stamp below the epoch (see insert.ts).
  */
 export const hortonParams = {
   n: 'u32',
   mask: 'u32',
   seed: 'u32',
   epoch: 'u32',
+  prio_bits: 'u32',
 } as const;
 
 export type HortonParams = typeof hortonParams;
