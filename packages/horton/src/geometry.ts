@@ -8,7 +8,7 @@ import { fmix32, jenkins } from '@gpuhash/kernels';
  * - A Type B bucket's last slot holds REMAP_KEY in its key word and the remap entry array in its
  *   value word: ENTRIES = 16 entries of ENTRY_BITS = 2 bits (one 32-bit word, so one atomic
  *   reaches it). Entry 0 is unused; entry i in 1..FUNCTIONS names the secondary function R_i.
- * - A key's tag (which entry it uses) is the top 4 bits of fmix32(key ^ seed); its primary bucket
+ * - A key's tag (which entry it uses) is ((fmix32(key ^ seed) >> 16) * ENTRIES) >> 16; its primary bucket
  *   is jenkins(key ^ seed) mod the bucket count (a power of two).
  * - R_i(x, t) = (jenkins(16x + t ^ ALT_SALT) + KT[(16x + t) mod 8] * i) mod buckets, i = 1..3:
  *   the paper's modified double hashing keyed on (bucket, tag), so every key sharing an entry
@@ -16,8 +16,8 @@ import { fmix32, jenkins } from '@gpuhash/kernels';
  */
 export const SLOTS = 8;
 export const WORDS_PER_BUCKET = 2 * SLOTS;
-export const ENTRY_BITS = 2;
-export const ENTRIES = 16;
+export const ENTRY_BITS = 3;
+export const ENTRIES = 10;
 export const FUNCTIONS = (1 << ENTRY_BITS) - 1;
 export const ALT_SALT = 0x9e3779b9;
 /** Odd multipliers of the double hashing (odd, so i * KT mod 2^m is distinct for i = 1..3). */
@@ -41,7 +41,7 @@ export function primaryBucket(key: number, mask: number, seed = 0): number {
 
 /** A key's tag: which remap entry of its primary bucket it uses (H_tag). */
 export function tagOf(key: number, seed = 0): number {
-  return fmix32((key ^ seed) >>> 0) >>> 28;
+  return ((fmix32((key ^ seed) >>> 0) >>> 16) * ENTRIES) >>> 16;
 }
 
 /** R_i(x, t): the secondary bucket function i (1..FUNCTIONS) of entry t of bucket x. */

@@ -22,7 +22,7 @@ const KT = array<u32, 8>(${KT.map(hex).join(', ')});
 
 fn is_reserved(key: u32) -> bool { return key >= REMAP; }
 fn primary_of(key: u32) -> u32 { return hash_jenkins(key ^ params.seed) & params.mask; }
-fn tag_of(key: u32) -> u32 { return hash_fmix32(key ^ params.seed) >> 28u; }
+fn tag_of(key: u32) -> u32 { return ((hash_fmix32(key ^ params.seed) >> 16u) * ENTRIES) >> 16u; }
 fn secondary_of(x: u32, t: u32, i: u32) -> u32 {
   let ks = x * ENTRIES + t;
   return (hash_jenkins(ks ^ ${hex(ALT_SALT)}) + KT[ks & 7u] * i) & params.mask;

@@ -224,45 +224,68 @@ fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
   return NONE;
 }
 
-// A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: a
-// primary key h leaves with the new key, both remapped to their least-loaded candidates.
+// A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: two of
+// its primary keys (the new key among the candidates) leave, each to the least-loaded secondary
+// bucket of its tag, freeing the last slot for the remap entries. Leavers with one tag share one
+// bucket. Tried in order: the new key and slot 7's key first (fewest moves).
+var<private> cv_key: array<u32, 9>;
+var<private> cv_tag: array<u32, 9>;
+var<private> cv_fn: array<u32, 9>;
 fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
-  var hs = NONE;
-  if (primary_of(key_at(x, 7u)) == x) { hs = 7u; }
-  else {
-    for (var s = 0u; s < 7u; s++) { if (primary_of(key_at(x, s)) == x) { hs = s; break; } }
+  for (var a = 0u; a < 9u; a++) {
+    let k = select(key_at(x, a), key, a == 8u);
+    cv_key[a] = k;
+    cv_tag[a] = tag_of(k);
+    cv_fn[a] = 0u;
+    if (a == 8u || primary_of(k) == x) { cv_fn[a] = best_candidate(x, cv_tag[a], 1u, x, 0u); }
   }
-  if (hs == NONE) { return FULL; }
-  let k7 = key_at(x, 7u);
-  let v7 = value_at(x, 7u);
-  // Slot 7's key, if it is not h, is secondary: it moves to h's slot, so its primary is owned too.
-  if (hs != 7u && !own(primary_of(k7))) { return RETRY; }
-  let hk = key_at(x, hs);
-  let hv = value_at(x, hs);
-  let th = tag_of(hk);
-  let ik = best_candidate(x, t, select(1u, 2u, th == t), x, 0u);
-  if (ik == 0u) { return FULL; }
-  let wk = secondary_of(x, t, ik);
-  var ih = ik;
-  if (th != t) {
-    // h's entry: its least-loaded candidate, counting the slot the new key takes.
-    var best_free = 0u;
-    ih = 0u;
-    for (var i = 1u; i <= FUNCTIONS; i++) {
-      let w = secondary_of(x, th, i);
-      if (w == x) { continue; }
-      let f = free_count(w) - select(0u, 1u, w == wk);
-      if (f >= 1u && f > best_free) { ih = i; best_free = f; }
+  var la = NONE;
+  var lb = NONE;
+  var fa = 0u;
+  var fb = 0u;
+  for (var ia = 0u; ia < 9u && la == NONE; ia++) {
+    let a = 8u - ia; // 8 (the new key), 7, 6, ..., 0
+    if (cv_fn[a] == 0u) { continue; }
+    for (var ib = ia + 1u; ib < 9u; ib++) {
+      let b = 8u - ib;
+      if (cv_fn[b] == 0u) { continue; }
+      var f1 = cv_fn[a];
+      var f2 = cv_fn[b];
+      if (cv_tag[a] == cv_tag[b]) {
+        f1 = best_candidate(x, cv_tag[a], 2u, x, 0u);
+        f2 = f1;
+        if (f1 == 0u) { continue; }
+      } else if (secondary_of(x, cv_tag[a], f1) == secondary_of(x, cv_tag[b], f2) && free_count(secondary_of(x, cv_tag[a], f1)) < 2u) {
+        continue;
+      }
+      la = a; lb = b; fa = f1; fb = f2;
+      break;
     }
-    if (ih == 0u) { return FULL; }
   }
-  let wh = secondary_of(x, th, ih);
-  if (!own(wk) || !own(wh)) { return RETRY; }
-  if (free_count(wk) < select(1u, 2u, wk == wh) || free_count(wh) < 1u) { return RETRY; }
-  put(wk, free_slot(wk), key, value);
-  put(wh, free_slot(wh), hk, hv);
-  if (hs != 7u) { put(x, hs, k7, v7); }
-  set_rea(x, with_entry(with_entry(0u, t, ik), th, ih));
+  if (la == NONE) { return FULL; }
+  let wa = secondary_of(x, cv_tag[la], fa);
+  let wb = secondary_of(x, cv_tag[lb], fb);
+  let k7 = cv_key[7];
+  let stays7 = la != 7u && lb != 7u;
+  // Slot 7's key, if it stays, moves to a freed slot: if it is secondary, its primary is owned too.
+  if (stays7 && primary_of(k7) != x && !own(primary_of(k7))) { return RETRY; }
+  if (!own(wa) || !own(wb)) { return RETRY; }
+  if (free_count(wa) < select(1u, 2u, wa == wb) || free_count(wb) < 1u) { return RETRY; }
+  let v7 = value_at(x, 7u);
+  let va = select(value_at(x, la & 7u), value, la == 8u);
+  let vb = value_at(x, lb);
+  put(wa, free_slot(wa), cv_key[la], va);
+  put(wb, free_slot(wb), cv_key[lb], vb);
+  // Freed slots below 7 take the new key (unless it left) and slot 7's key (unless it left).
+  var pending_new = la != 8u;
+  var pending_7 = stays7;
+  for (var q = 0u; q < 2u; q++) {
+    let slot = select(la, lb, q == 1u);
+    if (slot >= 7u) { continue; }
+    if (pending_new) { put(x, slot, key, value); pending_new = false; }
+    else if (pending_7) { put(x, slot, k7, v7); pending_7 = false; }
+  }
+  set_rea(x, with_entry(with_entry(0u, cv_tag[la], fa), cv_tag[lb], fb));
   store_word(16u * x + 14u, REMAP);
   if (!PLAN) { count(T_TO_B, 1u); }
   return INSERTED;
