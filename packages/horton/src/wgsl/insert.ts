@@ -353,6 +353,28 @@ fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
       put(z, f, key, value);
       return INSERTED;
     }
+    // z has no room for one more key of the entry: the entry's whole group moves, with the new
+    // key, to another secondary bucket of the entry that holds them all.
+    var group = 0u;
+    for (var s = 0u; s < 8u; s++) {
+      let k = key_at(z, s);
+      if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { group |= 1u << s; }
+    }
+    let need = countOneBits(group) + 1u;
+    let i = best_candidate(x, t, need, z, e);
+    if (i != 0u) {
+      let w = secondary_of(x, t, i);
+      if (!own(w)) { return RETRY; }
+      if (free_count(w) < need) { return RETRY; }
+      for (var s = 0u; s < 8u; s++) {
+        if ((group & (1u << s)) == 0u) { continue; }
+        put(w, free_slot(w), key_at(z, s), value_at(z, s));
+        clear_slot(z, s);
+      }
+      put(w, free_slot(w), key, value);
+      set_rea(x, with_entry(rea_of(x), t, i));
+      return INSERTED;
+    }
   }
   return primary_swap(x, t, key, value);
 }
