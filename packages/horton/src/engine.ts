@@ -26,7 +26,7 @@ import type { HortonParamValues } from './wgsl/params';
  * reported as such). Host inserts run rounds in chunks of HOST_CHUNK until the queue is empty, up
  * to HOST_ROUNDS, then run again.
  */
-export const INSERT_ROUNDS = 64;
+export const INSERT_ROUNDS = 96;
 const HOST_CHUNK = 8;
 const HOST_ROUNDS = 256;
 /** Kernels that tally flush one global atomic per workgroup; capping the grid bounds that. */

@@ -4,6 +4,7 @@ import * as linearProbe from '@gpuhash/linear-probe';
 import * as hive from '@gpuhash/hive';
 import * as horton from '@gpuhash/horton';
 import { tables as linearProbeTables } from './linear-probe';
+import { tables as hortonTables } from './horton';
 import type { TablePackage } from './types';
 
 /**
@@ -32,8 +33,9 @@ export const TABLE_PACKAGES: readonly TablePackage[] = [
     id: 'horton',
     name: '@gpuhash/horton',
     summary: "Horton tables: 8-slot buckets, remap entries, ~1.1 buckets per lookup",
-    maxLoad: 0.95,
+    maxLoad: 0.9,
     module: horton,
     table: horton.HortonTable,
+    tables: hortonTables,
   },
 ];

@@ -55,18 +55,25 @@ export const FULL = 3;
 export const ownershipModule = wgslModule(
   'horton.ownership',
   /* wgsl */ `
-const MAX_OWNED: u32 = 16u;
-var<private> owned: array<u32, 16>;
+const MAX_OWNED: u32 = 32u;
+var<private> owned: array<u32, 32>;
 var<private> n_owned: u32;
 var<private> stamp: u32;
+// The key's search needed more buckets than MAX_OWNED: it counts as finding no room (a strike),
+// not as contended (it would need as many next round).
+var<private> overflowed: bool;
 fn begin_key(j: u32) {
   n_owned = 0u;
+  overflowed = false;
   let prio_mask = (1u << params.prio_bits) - 1u;
   stamp = (params.epoch << params.prio_bits) | ((j * 0x9e3779b1u + params.epoch * 0x632be5abu) & prio_mask);
 }
 fn own(b: u32) -> bool {
   for (var i = 0u; i < n_owned; i++) { if (owned[i] == b) { return true; } }
-  if (n_owned >= MAX_OWNED) { return false; }
+  if (n_owned >= MAX_OWNED) {
+    overflowed = true;
+    return false;
+  }
   if (PLAN) { atomicMax(&locks[b], stamp); }
   else if (atomicLoad(&locks[b]) != stamp) { return false; }
   owned[n_owned] = b;
@@ -291,33 +298,11 @@ fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
   return INSERTED;
 }
 
-// x is Type B, its 7 slots full of primary keys (or secondary ones that cannot move): swap the
-// new key with a primary key of x (another tag) that has room in its secondary bucket.
-fn primary_swap(x: u32, t: u32, key: u32, value: u32) -> u32 {
-  for (var s = 0u; s < 7u; s++) {
-    let q = key_at(x, s);
-    if (is_reserved(q) || primary_of(q) != x) { continue; }
-    let tq = tag_of(q);
-    if (tq == t) { continue; }
-    let eq = entry_of(rea_of(x), tq);
-    var iq = eq;
-    if (eq == 0u) { iq = best_candidate(x, tq, 1u, x, 0u); }
-    if (iq == 0u) { continue; }
-    let w = secondary_of(x, tq, iq);
-    if (free_count(w) == 0u) { continue; }
-    if (!own(w)) { return RETRY; }
-    let f = free_slot(w);
-    if (f == NONE) { continue; }
-    put(w, f, q, value_at(x, s));
-    put(x, s, key, value);
-    if (eq == 0u) { set_rea(x, with_entry(rea_of(x), tq, iq)); }
-    return INSERTED;
-  }
-  return FULL;
-}
-
-// A secondary insert into owned bucket x (Type B, full).
-fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+// Places key as a secondary key of entry (x, t) of owned Type B bucket x, without touching x's
+// slots: the entry's bucket if it has room (or can make room by moving out another entry's
+// group), else the entry's whole group moves, with the key, to a bucket that holds them all;
+// an unset entry takes its least-loaded candidate (or one that can make room). INSERTED, FULL or RETRY.
+fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
   let e = entry_of(rea_of(x), t);
   if (e == 0u) {
     let i = best_candidate(x, t, 1u, x, 0u);
@@ -343,40 +328,59 @@ fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
         return INSERTED;
       }
     }
-  } else {
-    let z = secondary_of(x, t, e);
-    if (!own(z)) { return RETRY; }
-    var f = free_slot(z);
-    if (f == NONE) { f = evict_secondary(z, x, t); }
-    if (f == RETRY_SLOT) { return RETRY; }
-    if (f != NONE) {
-      put(z, f, key, value);
-      return INSERTED;
-    }
-    // z has no room for one more key of the entry: the entry's whole group moves, with the new
-    // key, to another secondary bucket of the entry that holds them all.
-    var group = 0u;
-    for (var s = 0u; s < 8u; s++) {
-      let k = key_at(z, s);
-      if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { group |= 1u << s; }
-    }
-    let need = countOneBits(group) + 1u;
-    let i = best_candidate(x, t, need, z, e);
-    if (i != 0u) {
-      let w = secondary_of(x, t, i);
-      if (!own(w)) { return RETRY; }
-      if (free_count(w) < need) { return RETRY; }
-      for (var s = 0u; s < 8u; s++) {
-        if ((group & (1u << s)) == 0u) { continue; }
-        put(w, free_slot(w), key_at(z, s), value_at(z, s));
-        clear_slot(z, s);
-      }
-      put(w, free_slot(w), key, value);
-      set_rea(x, with_entry(rea_of(x), t, i));
+    return FULL;
+  }
+  let z = secondary_of(x, t, e);
+  if (!own(z)) { return RETRY; }
+  var f = free_slot(z);
+  if (f == NONE) { f = evict_secondary(z, x, t); }
+  if (f == RETRY_SLOT) { return RETRY; }
+  if (f != NONE) {
+    put(z, f, key, value);
+    return INSERTED;
+  }
+  // z has no room for one more key of the entry: the entry's whole group moves, with the key,
+  // to another secondary bucket of the entry that holds them all.
+  var group = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(z, s);
+    if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { group |= 1u << s; }
+  }
+  let need = countOneBits(group) + 1u;
+  let i = best_candidate(x, t, need, z, e);
+  if (i == 0u) { return FULL; }
+  let w = secondary_of(x, t, i);
+  if (!own(w)) { return RETRY; }
+  if (free_count(w) < need) { return RETRY; }
+  for (var s = 0u; s < 8u; s++) {
+    if ((group & (1u << s)) == 0u) { continue; }
+    put(w, free_slot(w), key_at(z, s), value_at(z, s));
+    clear_slot(z, s);
+  }
+  put(w, free_slot(w), key, value);
+  set_rea(x, with_entry(rea_of(x), t, i));
+  return INSERTED;
+}
+
+// A secondary insert into owned bucket x (Type B, full): the key placed as secondary, else the
+// primary-swap fallback: a primary key q of x (another tag) is placed as secondary instead and
+// the new key takes its slot (both primary: lookups cost the same).
+fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  let r = place_secondary(x, t, key, value);
+  if (r != FULL) { return r; }
+  for (var s = 0u; s < 7u; s++) {
+    let q = key_at(x, s);
+    if (is_reserved(q) || primary_of(q) != x) { continue; }
+    let tq = tag_of(q);
+    if (tq == t) { continue; }
+    let rq = place_secondary(x, tq, q, value_at(x, s));
+    if (rq == RETRY) { return RETRY; }
+    if (rq == INSERTED) {
+      put(x, s, key, value);
       return INSERTED;
     }
   }
-  return primary_swap(x, t, key, value);
+  return FULL;
 }
 
 // Only a positive sighting counts: a key being moved may be missed, never invented.
@@ -523,8 +527,9 @@ fn main() {
  * One pass of a locked insert round over the keys queued (batch indices in `queue_in`; with
  * `fromBatch`, the whole batch): the planning pass (`plan`) reserves buckets and writes nothing;
  * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
- * next round; in the `last` round they are reported as contended. Keys that find no room are
- * reported failed.
+ * next round; in the `last` round they are reported as contended. A key that finds no room tries
+ * again in the next rounds (moves elsewhere may make some), up to MAX_STRIKES + 1 times, then is
+ * reported failed. Queue entries are batch indices with the strikes in the top two bits.
  */
 export const insertRoundKernel = defineKernel({
   name: 'horton.insert-round',
@@ -551,30 +556,35 @@ ${entry} {
   if (!FROM_BATCH) { n = min(queue_in[0], arrayLength(&queue_in) - 1u); }
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
     var i = j;
-    if (!FROM_BATCH) { i = queue_in[1u + j]; }
+    var strikes = 0u;
+    if (!FROM_BATCH) {
+      let entry = queue_in[1u + j];
+      i = entry & INDEX_MASK;
+      strikes = entry >> 30u;
+    }
     let key = keys[i];
     if (is_reserved(key)) {
       if (!PLAN) { report_failure(i | FAILURE_RESERVED); }
       continue;
     }
     begin_key(j);
-    let r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    var r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    if (r == RETRY && overflowed) { r = FULL; }
     if (PLAN) { continue; }
     if (r == INSERTED) { count(T_ADDED, 1u); }
-    else if (r == FULL) { report_failure(i); }
-    else if (r == RETRY) {
-      if (LAST) { report_failure(i | FAILURE_CONTENDED); }
-      else {
-        let at = atomicAdd(&queue_out[0], 1u);
-        atomicStore(&queue_out[1u + at], i);
-      }
+    else if (r == FULL && (LAST || strikes == MAX_STRIKES)) { report_failure(i); }
+    else if (r == RETRY && LAST) { report_failure(i | FAILURE_CONTENDED); }
+    else if (r != EXISTED) {
+      // Contended, or no room as of this round (moves elsewhere may make some): the next round.
+      let at = atomicAdd(&queue_out[0], 1u);
+      atomicStore(&queue_out[1u + at], i | (select(strikes, strikes + 1u, r == FULL) << 30u));
     }
   }
   flush_tallies(lid);
 }`,
       {
         modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch, PLAN: v.plan },
+        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch, PLAN: v.plan, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3 },
       },
     ),
 });
