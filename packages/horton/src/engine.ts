@@ -28,7 +28,7 @@ import type { HortonParamValues } from './wgsl/params';
  */
 export const INSERT_ROUNDS = 96;
 const HOST_CHUNK = 8;
-const HOST_ROUNDS = 256;
+const HOST_ROUNDS = 128;
 /** Kernels that tally flush one global atomic per workgroup; capping the grid bounds that. */
 const TALLY_WORKGROUPS = 4096;
 /** Bits of an ownership stamp below its epoch, at least (more for larger batches). */
@@ -81,6 +81,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   private readonly failures: FailureList;
   private epoch = 0;
   private prioBits = MIN_PRIO_BITS;
+  /** Failures of the previous attempt at the current host insert batch. */
+  private lastFailures = Number.POSITIVE_INFINITY;
   size = 0;
   typeB = 0;
   rehashes = 0;
@@ -213,7 +215,12 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
    * new hash seed while the load leaves room (keys chosen to collide scatter), else twice as large.
    */
   async afterInsertFailures(report: FailureReport, attempt: number): Promise<'retry' | 'report'> {
-    if (report.contended.length > 0 && attempt < 8) return 'retry';
+    // Contended keys run again while that makes progress (keys all hashed to a few buckets are
+    // placed one per bucket per round: growth, which reseeds, serves them better).
+    if (attempt === 0) this.lastFailures = Number.POSITIVE_INFINITY;
+    const progress = report.failed.length < this.lastFailures;
+    this.lastFailures = report.failed.length;
+    if (report.contended.length > 0 && attempt < 8 && progress) return 'retry';
     if (!this.growth || attempt >= 40) return 'report';
     const roomy = this.size + report.failed.length <= this.settings.maxLoadFactor * this.capacity;
     try {
@@ -468,7 +475,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       this.nextEpoch(encoder, s, run.n);
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
       for (const plan of [true, false]) {
-        insertRoundKernel.variant({ mode, assign: run.assign, last, plan }).encode(this.gpu, encoder, {
+        insertRoundKernel.variant({ mode, assign: run.assign }).encode(this.gpu, encoder, {
           buffers: {
             buckets: s.buckets,
             locks: s.locks,
@@ -479,7 +486,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
             counters: s.counters,
             failed: this.failures.buffer,
           },
-          params: this.params(s, 0),
+          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) },
           indirect: { buffer: run.args, offset: 0 },
           timestampWrites:
             last && !plan && timestampWrites

@@ -524,8 +524,8 @@ fn main() {
 });
 
 /**
- * One pass of a locked insert round over the keys queued (batch indices in `queue_in`; with
- * `fromBatch`, the whole batch): the planning pass (`plan`) reserves buckets and writes nothing;
+ * One pass of a locked insert round over the keys queued (batch indices in `queue_in`): the
+ * planning pass (params.flags bit 0) reserves buckets and writes nothing;
  * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
  * next round; in the `last` round they are reported as contended. A key that finds no room tries
  * again in the next rounds (moves elsewhere may make some), up to MAX_STRIKES + 1 times, then is
@@ -534,7 +534,7 @@ fn main() {
 export const insertRoundKernel = defineKernel({
   name: 'horton.insert-round',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { mode: 'horton', assign: false, last: false, fromBatch: false, plan: false },
+  variant: { mode: 'horton', assign: false },
   params: hortonParams,
   bindings: {
     params: uniform(),
@@ -551,17 +551,16 @@ export const insertRoundKernel = defineKernel({
     composeWgsl(
       /* wgsl */ `
 ${decls}
+// The pass: planning (flags bit 0) or executing; the last round (bit 1) reports what is left.
+var<private> PLAN: bool;
 ${entry} {
-  var n = params.n;
-  if (!FROM_BATCH) { n = min(queue_in[0], arrayLength(&queue_in) - 1u); }
+  PLAN = (params.flags & 1u) != 0u;
+  let LAST = (params.flags & 2u) != 0u;
+  let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
-    var i = j;
-    var strikes = 0u;
-    if (!FROM_BATCH) {
-      let entry = queue_in[1u + j];
-      i = entry & INDEX_MASK;
-      strikes = entry >> 30u;
-    }
+    let entry = queue_in[1u + j];
+    let i = entry & INDEX_MASK;
+    let strikes = entry >> 30u;
     let key = keys[i];
     if (is_reserved(key)) {
       if (!PLAN) { report_failure(i | FAILURE_RESERVED); }
@@ -584,7 +583,7 @@ ${entry} {
 }`,
       {
         modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, LAST: v.last, FROM_BATCH: v.fromBatch, PLAN: v.plan, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3 },
+        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 2 },
       },
     ),
 });
