@@ -14,6 +14,7 @@ const PAGES = [
   { path: '/getting-started.html', heading: 'Getting started' },
   { path: '/guides/linear-probe.html', heading: 'linear-probe' },
   { path: '/guides/hive.html', heading: 'hive' },
+  { path: '/guides/horton.html', heading: 'horton' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
   { path: '/api/', heading: 'API reference' },
@@ -108,6 +109,7 @@ describe('the docs site in Chromium', () => {
       ['/api/core.html', ['requestGpu()', 'table.insert(', 'table.find(', 'table.erase(', 'Op.insert']],
       ['/api/linear-probe.html', ['LinearProbeTable.create(gpu']],
       ['/api/hive.html', ['HiveTable.create(gpu']],
+      ['/api/horton.html', ['HortonTable.create(gpu']],
     ];
     for (const [path, snippets] of expectations) {
       await open(page, path);
@@ -364,7 +366,7 @@ describe('the docs site in Chromium', () => {
     expect(message).toMatch(/Safari/);
     expect(await page.getByTestId('pg-run').count()).toBe(0);
     await shoot(page, 'playground-no-webgpu');
-    for (const guide of ['linear-probe', 'hive', 'core', 'kernels']) {
+    for (const guide of ['linear-probe', 'hive', 'horton', 'core', 'kernels']) {
       await open(page, `/guides/${guide}.html`);
       await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
     }
