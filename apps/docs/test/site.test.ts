@@ -330,6 +330,26 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('runs the live example embedded in the horton guide', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/horton.html');
+    const example = page.getByTestId('playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('pg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    // 3,584 keys inserted into 4,096 slots (512 buckets, growth off), then every one looked up.
+    expect(await readValue(page, 'pg-capacity-result')).toBe(4096);
+    expect(await readValue(page, 'pg-size-result')).toBe(3584);
+    expect(await readValue(page, 'pg-found')).toBe(3584);
+    expect(await readValue(page, 'pg-expected-found')).toBe(3584);
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    expect(await readValue(page, 'pg-load')).toBe(0.875);
+    await shoot(page, 'guide-horton');
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live examples of the core and kernels guides', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
