@@ -13,7 +13,11 @@ export const VARIANTS: ReadonlyArray<{ name: string; mode: HortonMode; repatriat
 ];
 
 const property = async (ctx: CheckContext, p: fc.IAsyncPropertyWithHooks<unknown[]> | fc.IAsyncProperty<unknown[]>, numRuns: number) => {
-  await fc.assert(p, { seed: ctx.rng.u32() | 0, numRuns: Math.max(1, Math.round(numRuns * Math.sqrt(ctx.scale))), endOnFailure: false });
+  await fc.assert(p, {
+    seed: ctx.rng.u32() | 0,
+    numRuns: Math.max(1, Math.round(numRuns * Math.sqrt(ctx.scale))),
+    interruptAfterTimeLimit: 20_000 * ctx.scale,
+  });
 };
 
 /** The CPU reference: a Map; a batch with duplicates leaves one of its values (the table's choice). */

@@ -1,4 +1,4 @@
-import { HortonTable, type HortonMode, RESERVED_KEYS } from '@gpuhash/horton';
+import { type HortonMode, HortonTable, RESERVED_KEYS } from '@gpuhash/horton';
 import { adaptDictionary } from './dictionary';
 import type { TableEntry } from './types';
 
@@ -20,7 +20,11 @@ function entry(name: string, mode: HortonMode, description: string): TableEntry 
 }
 
 /** @gpuhash/horton as users get it: Type A / Type B buckets with remap entries. */
-export const horton = entry('horton', 'horton', 'Horton table: 8-slot buckets, remap entries, at most 2 buckets per lookup (@gpuhash/horton)');
+export const horton = entry(
+  'horton',
+  'horton',
+  'Horton table: 8-slot buckets, remap entries, at most 2 buckets per lookup (@gpuhash/horton)',
+);
 
 /** The paper's baseline in the same package: a bucketized cuckoo table, two choices, load balancing. */
 export const hortonBcht = entry(
