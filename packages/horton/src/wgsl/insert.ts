@@ -347,8 +347,21 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
     if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { group |= 1u << s; }
   }
   let need = countOneBits(group) + 1u;
-  let i = best_candidate(x, t, need, z, e);
-  if (i == 0u) { return FULL; }
+  var i = best_candidate(x, t, need, z, e);
+  if (i == 0u) {
+    // No bucket of the entry has that much room: make it in one by moving other entries' groups
+    // out (one level each), the emptiest candidate first.
+    i = best_candidate(x, t, 1u, z, e);
+    if (i == 0u) { return FULL; }
+    let w = secondary_of(x, t, i);
+    if (!own(w)) { return RETRY; }
+    for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
+      let f = evict_secondary(w, x, t);
+      if (f == RETRY_SLOT) { return RETRY; }
+      if (f == NONE) { break; }
+    }
+    if (free_count(w) < need) { return FULL; }
+  }
   let w = secondary_of(x, t, i);
   if (!own(w)) { return RETRY; }
   if (free_count(w) < need) { return RETRY; }
@@ -583,7 +596,7 @@ ${entry} {
 }`,
       {
         modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 2 },
+        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3 },
       },
     ),
 });
