@@ -80,14 +80,16 @@ describe('gpuhash-bench end to end (2^12 slots, 2 reps)', () => {
       'incremental',
       'alloc',
     ]);
-    // The quick suite's loads; the full suite's others are listed as skipped.
+    // The quick suite's loads; the full suite's others are listed as skipped (as are workloads a
+    // table lacks the capability for, such as mixed batches on horton).
     expect(report.results.filter((r) => r.workload === 'build' && r.table === 'linear-probe').map((r) => r.load)).toEqual([0.5, 0.9]);
+    for (const s of report.skipped.filter((s) => s.table !== '*')) expect(s.note).toMatch(/does not support/);
     expect(report.skipped.filter((s) => s.table === '*')).toEqual([
       { table: '*', workload: '*', load: 0.75, note: 'not in the quick suite (--loads sets the loads)' },
       { table: '*', workload: '*', load: 0.95, note: 'not in the quick suite (--loads sets the loads)' },
     ]);
     // The allocator workload runs on the tables that have one (SlabHash's) and is skipped, with a note, on the others.
-    for (const s of report.skipped.filter((s) => s.table !== '*')) expect(s).toMatchObject({ workload: 'alloc' });
+    expect(report.skipped.filter((s) => s.workload === 'alloc').length).toBeGreaterThan(0);
     expect(report.results.some((r) => r.workload === 'alloc' && r.table === 'slab')).toBe(true);
     expect(out).toContain('load 0.75: not in the quick suite');
     expect(report.results.find((r) => r.workload === 'find-hit')?.e2eMs?.n).toBe(2);

@@ -17,6 +17,7 @@ const PAGES = [
   { path: '/guides/hive.html', heading: 'hive' },
   { path: '/guides/slab.html', heading: 'slab' },
   { path: '/guides/hkv.html', heading: 'hkv' },
+  { path: '/guides/horton.html', heading: 'horton' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
   { path: '/api/', heading: 'API reference' },
@@ -114,6 +115,7 @@ describe('the docs site in Chromium', () => {
       ['/api/linear-probe.html', ['LinearProbeTable.create(gpu']],
       ['/api/hive.html', ['HiveTable.create(gpu']],
       ['/api/slab.html', ['SlabHashMap.create(gpu']],
+      ['/api/horton.html', ['HortonTable.create(gpu']],
     ];
     for (const [path, snippets] of expectations) {
       await open(page, path);
@@ -347,6 +349,26 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('runs the live example embedded in the horton guide', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/horton.html');
+    const example = page.getByTestId('playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('pg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 90_000 }).toBe('done');
+    // 3,584 keys inserted into 4,096 slots (512 buckets, growth off), then every one looked up.
+    expect(await readValue(page, 'pg-capacity-result')).toBe(4096);
+    expect(await readValue(page, 'pg-size-result')).toBe(3584);
+    expect(await readValue(page, 'pg-found')).toBe(3584);
+    expect(await readValue(page, 'pg-expected-found')).toBe(3584);
+    expect(await readValue(page, 'pg-mismatches')).toBe(0);
+    expect(await readValue(page, 'pg-load')).toBe(0.875);
+    await shoot(page, 'guide-horton');
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live example embedded in the slab guide, and draws its slab list', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
@@ -444,7 +466,7 @@ describe('the docs site in Chromium', () => {
     expect(message).toMatch(/Safari/);
     expect(await page.getByTestId('pg-run').count()).toBe(0);
     await shoot(page, 'playground-no-webgpu');
-    for (const guide of ['linear-probe', 'hive', 'slab', 'core', 'kernels']) {
+    for (const guide of ['linear-probe', 'hive', 'slab', 'horton', 'core', 'kernels']) {
       await open(page, `/guides/${guide}.html`);
       await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
     }

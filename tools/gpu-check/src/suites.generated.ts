@@ -32,6 +32,13 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
       import('../../../packages/hive/test/table.checks'),
       import('../../../packages/hive/test/twins.checks'),
     ]),
+  'horton': () =>
+    Promise.all([
+      import('../../../packages/horton/test/conformance.checks'),
+      import('../../../packages/horton/test/stress.checks'),
+      import('../../../packages/horton/test/table.checks'),
+      import('../../../packages/horton/test/twins.checks'),
+    ]),
   'hkv': () =>
     Promise.all([
       import('../../../packages/hkv/test/cache.checks'),

@@ -3,8 +3,10 @@
 import * as linearProbe from '@gpuhash/linear-probe';
 import * as slab from '@gpuhash/slab';
 import * as hive from '@gpuhash/hive';
+import * as horton from '@gpuhash/horton';
 import { tables as linearProbeTables } from './linear-probe';
 import { tables as slabTables } from './slab';
+import { tables as hortonTables } from './horton';
 import type { TablePackage } from './types';
 
 /**
@@ -37,5 +39,14 @@ export const TABLE_PACKAGES: readonly TablePackage[] = [
     maxLoad: 0.95,
     module: hive,
     table: hive.HiveTable,
+  },
+  {
+    id: 'horton',
+    name: '@gpuhash/horton',
+    summary: "Horton tables: 8-slot buckets, remap entries, ~1.1 buckets per lookup",
+    maxLoad: 0.9,
+    module: horton,
+    table: horton.HortonTable,
+    tables: hortonTables,
   },
 ];

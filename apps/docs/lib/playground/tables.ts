@@ -56,7 +56,10 @@ const COMING: ReadonlyArray<{ id: string; order: number; summary: string; maxLoa
 ];
 
 /** What the playground uses of a table: core's `Dictionary`, host side. */
-type HostDictionary = Pick<Dictionary, 'capacity' | 'size' | 'loadFactor' | 'insert' | 'find' | 'erase' | 'apply' | 'destroy'>;
+type HostDictionary = Pick<
+  Dictionary,
+  'capacity' | 'capabilities' | 'size' | 'loadFactor' | 'insert' | 'find' | 'erase' | 'apply' | 'destroy'
+>;
 
 /** A table class as the package exports it (the `export` its package.json names). */
 interface TableClass {
@@ -78,12 +81,14 @@ function adapt(table: HostDictionary): PlaygroundTable {
     insert: async (keys, values) => ({ failed: (await table.insert(keys, values)).failed.length }),
     find: (keys) => table.find(keys),
     erase: (keys) => table.erase(keys),
-    apply: table.apply
-      ? async (ops, keys, values) => {
-          const r = await table.apply!({ ops, keys, values });
-          return { values: r.values, status: r.status };
-        }
-      : undefined,
+    // Every DictionaryTable has the method; tables without the 'apply' capability refuse the call.
+    apply:
+      table.apply && table.capabilities.has('apply')
+        ? async (ops, keys, values) => {
+            const r = await table.apply!({ ops, keys, values });
+            return { values: r.values, status: r.status };
+          }
+        : undefined,
     destroy: () => table.destroy(),
   };
 }

@@ -1,0 +1,602 @@
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import {
+  composeWgsl,
+  entryPoint,
+  failureListModule,
+  gridModule,
+  gridStrideLoop,
+  wgslModule,
+  workgroupTalliesModule,
+} from '@gpuhash/kernels';
+import { bucketModule } from './common';
+import { hortonParams, WORKGROUP_SIZE } from './params';
+
+const entry = entryPoint(WORKGROUP_SIZE);
+const atomicsRW = storage('read_write', 'atomic<u32>');
+const words = storage('read', 'u32');
+
+/** Counters: [0] live keys, [1] Type B buckets. */
+export const talliesModule = workgroupTalliesModule(
+  'horton.tallies',
+  {
+    added: 'atomicAdd(&counters[0], v);',
+    erased: 'atomicSub(&counters[0], v);',
+    toB: 'atomicAdd(&counters[1], v);',
+    toA: 'atomicSub(&counters[1], v);',
+  },
+  { needs: ['counters'] },
+);
+
+/** Results of one insert attempt. */
+export const INSERTED = 0;
+export const EXISTED = 1;
+export const RETRY = 2;
+export const FULL = 3;
+
+/**
+ * Bucket ownership for one insert round (`locks`: one stamp per bucket), by deterministic
+ * reservation: a round is two dispatches over the same queued keys. In the planning pass (PLAN)
+ * each key runs its insert without writing and raises the stamp of every bucket it would touch
+ * to its own stamp (atomicMax); in the executing pass a key runs again and owns a bucket only if
+ * its stamp is still there (it had the highest). Stamps are (epoch, scrambled queue position):
+ * unique within a round, larger than every earlier round's. A key that does not own a bucket it
+ * needs goes to the next round; nothing spins, so no invocation waits on another, and the
+ * highest stamp of a round always wins every bucket it reserved (no livelock).
+ *
+ * The invariants that make it correct under WGSL's relaxed atomics:
+ * - a bucket is written only by its owner, and at most one key owns a bucket per round: what an
+ *   owner reads of its buckets is the state at the start of the round;
+ * - a key is only moved (or added) by the owner of its primary bucket (BCHT mode: of both its
+ *   buckets), so a key's presence is stable while its primary bucket is owned;
+ * - every path asks for all its buckets before its first write, so the executing pass never needs
+ *   a bucket the planning pass did not reserve, unless what it read of unowned buckets changed
+ *   meanwhile (then it does not own it, and retries).
+ */
+export const ownershipModule = wgslModule(
+  'horton.ownership',
+  /* wgsl */ `
+const MAX_OWNED: u32 = 32u;
+var<private> owned: array<u32, 32>;
+var<private> n_owned: u32;
+var<private> stamp: u32;
+// The key's search needed more buckets than MAX_OWNED: it counts as finding no room (a strike),
+// not as contended (it would need as many next round).
+var<private> overflowed: bool;
+fn begin_key(j: u32) {
+  n_owned = 0u;
+  overflowed = false;
+  let prio_mask = (1u << params.prio_bits) - 1u;
+  stamp = (params.epoch << params.prio_bits) | ((j * 0x9e3779b1u + params.epoch * 0x632be5abu) & prio_mask);
+}
+fn own(b: u32) -> bool {
+  for (var i = 0u; i < n_owned; i++) { if (owned[i] == b) { return true; } }
+  if (n_owned >= MAX_OWNED) {
+    overflowed = true;
+    return false;
+  }
+  if (PLAN) { atomicMax(&locks[b], stamp); }
+  else if (atomicLoad(&locks[b]) != stamp) { return false; }
+  owned[n_owned] = b;
+  n_owned += 1u;
+  return true;
+}
+`,
+  { needs: ['locks', 'params', 'PLAN'] },
+);
+
+/** The lock-free first pass of a Horton insert batch: present keys and free primary slots (see the README). */
+export const hortonFastModule = wgslModule(
+  'horton.fast',
+  /* wgsl */ `
+const INSERTED: u32 = ${INSERTED}u;
+const EXISTED: u32 = ${EXISTED}u;
+const RETRY: u32 = ${RETRY}u;
+const FULL: u32 = ${FULL}u;
+
+// The key's slot in its remap bucket (x Type B, entry set), as (bucket, slot), or NONE.
+fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
+  if (!is_type_b(x)) { return vec2<u32>(NONE, NONE); }
+  let e = entry_of(rea_of(x), t);
+  if (e == 0u) { return vec2<u32>(NONE, NONE); }
+  let y = secondary_of(x, t, e);
+  return vec2<u32>(y, slot_of(y, key));
+}
+
+// Claims the first free slot of b for key, in slot order: INSERTED, EXISTED (another copy of the
+// key claimed first) or RETRY (no free slot). Two copies of one key race for the same first free
+// slot, so they never both claim one.
+fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
+  var s = 0u;
+  for (var budget = 0u; budget < 64u && s < 8u; budget++) {
+    let c = atomicCompareExchangeWeak(&buckets[16u * b + 2u * s], EMPTY, key);
+    if (c.exchanged) {
+      atomicStore(&buckets[16u * b + 2u * s + 1u], value);
+      return INSERTED;
+    }
+    if (c.old_value == key) {
+      if (assign) { store_value(b, s, value); }
+      return EXISTED;
+    }
+    if (c.old_value != EMPTY) { s += 1u; } // taken by another key (a spurious failure tries again)
+  }
+  return RETRY;
+}
+
+// Horton: present (in its primary or remap bucket): EXISTED; a free primary slot claimed:
+// INSERTED; else RETRY (the locked rounds take it). Keys are only added here, into primary slots.
+fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  var s = slot_of(x, key);
+  if (s != NONE) {
+    if (assign) { store_value(x, s, value); }
+    return EXISTED;
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { store_value(r.x, r.y, value); }
+    return EXISTED;
+  }
+  return claim_in(x, key, value, assign);
+}
+
+// BCHT: present in either bucket: EXISTED; the first bucket no fuller than the second: a claim
+// there; else RETRY (the rounds place it, load-balanced). Keys are only added here, into first
+// buckets, so copies of one key never land in two buckets.
+fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
+  let b1 = primary_of(key);
+  let b2 = second_of(key);
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    let s = slot_of(b, key);
+    if (s != NONE) {
+      if (assign) { store_value(b, s, value); }
+      return EXISTED;
+    }
+  }
+  if (b1 != b2 && free_count(b1) < free_count(b2)) { return RETRY; }
+  return claim_in(b1, key, value, assign);
+}
+`,
+  { requires: [bucketModule], needs: ['buckets'] },
+);
+
+/** The locked insert of one key, Horton and BCHT modes (see the README for the algorithm). */
+export const lockedInsertModule = wgslModule(
+  'horton.locked-insert',
+  /* wgsl */ `
+const RETRY_SLOT: u32 = 0xfffffffeu;
+
+// The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
+// other than avoid and function skip; 0 when none has room.
+fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
+  var best = 0u;
+  var best_free = 0u;
+  for (var i = 1u; i <= FUNCTIONS; i++) {
+    if (i == skip) { continue; }
+    let w = secondary_of(x, t, i);
+    if (w == x || w == avoid) { continue; }
+    let f = free_count(w);
+    if (f >= need && f > best_free) { best = i; best_free = f; }
+  }
+  return best;
+}
+
+// Moves the group of keys (slot mask group) of bucket b that share entry (p, tg) to another
+// secondary bucket of that entry. The first freed slot, NONE (no room), or RETRY_SLOT.
+fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
+  if (!own(p)) { return RETRY_SLOT; }
+  let rea = rea_of(p);
+  let e = entry_of(rea, tg);
+  if (e == 0u || secondary_of(p, tg, e) != b) { return NONE; }
+  let need = countOneBits(group);
+  let i = best_candidate(p, tg, need, b, e);
+  if (i == 0u) { return NONE; }
+  let w = secondary_of(p, tg, i);
+  if (!own(w)) { return RETRY_SLOT; }
+  if (free_count(w) < need) { return NONE; }
+  var first = NONE;
+  for (var s = 0u; s < 8u; s++) {
+    if ((group & (1u << s)) == 0u) { continue; }
+    let f = free_slot(w);
+    put(w, f, key_at(b, s), value_at(b, s));
+    clear_slot(b, s);
+    if (first == NONE) { first = s; }
+  }
+  set_rea(p, with_entry(rea, tg, i));
+  return first;
+}
+
+// Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
+// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT.
+fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
+  var seen = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    if ((seen & (1u << s)) != 0u) { continue; }
+    let k = key_at(b, s);
+    if (is_reserved(k)) { continue; }
+    let p = primary_of(k);
+    if (p == b) { continue; }
+    let tg = tag_of(k);
+    var group = 0u;
+    for (var s2 = s; s2 < 8u; s2++) {
+      let k2 = key_at(b, s2);
+      if (!is_reserved(k2) && primary_of(k2) == p && tag_of(k2) == tg) { group |= 1u << s2; }
+    }
+    seen |= group;
+    if (p == ex_p && tg == ex_t) { continue; }
+    let r = relocate_group(b, p, tg, group);
+    if (r != NONE) { return r; }
+  }
+  return NONE;
+}
+
+// A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: two of
+// its primary keys (the new key among the candidates) leave, each to the least-loaded secondary
+// bucket of its tag, freeing the last slot for the remap entries. Leavers with one tag share one
+// bucket. Tried in order: the new key and slot 7's key first (fewest moves).
+var<private> cv_key: array<u32, 9>;
+var<private> cv_tag: array<u32, 9>;
+var<private> cv_fn: array<u32, 9>;
+fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  for (var a = 0u; a < 9u; a++) {
+    let k = select(key_at(x, a), key, a == 8u);
+    cv_key[a] = k;
+    cv_tag[a] = tag_of(k);
+    cv_fn[a] = 0u;
+    if (a == 8u || primary_of(k) == x) { cv_fn[a] = best_candidate(x, cv_tag[a], 1u, x, 0u); }
+  }
+  var la = NONE;
+  var lb = NONE;
+  var fa = 0u;
+  var fb = 0u;
+  for (var ia = 0u; ia < 9u && la == NONE; ia++) {
+    let a = 8u - ia; // 8 (the new key), 7, 6, ..., 0
+    if (cv_fn[a] == 0u) { continue; }
+    for (var ib = ia + 1u; ib < 9u; ib++) {
+      let b = 8u - ib;
+      if (cv_fn[b] == 0u) { continue; }
+      var f1 = cv_fn[a];
+      var f2 = cv_fn[b];
+      if (cv_tag[a] == cv_tag[b]) {
+        f1 = best_candidate(x, cv_tag[a], 2u, x, 0u);
+        f2 = f1;
+        if (f1 == 0u) { continue; }
+      } else if (secondary_of(x, cv_tag[a], f1) == secondary_of(x, cv_tag[b], f2) && free_count(secondary_of(x, cv_tag[a], f1)) < 2u) {
+        continue;
+      }
+      la = a; lb = b; fa = f1; fb = f2;
+      break;
+    }
+  }
+  if (la == NONE) { return FULL; }
+  let wa = secondary_of(x, cv_tag[la], fa);
+  let wb = secondary_of(x, cv_tag[lb], fb);
+  let k7 = cv_key[7];
+  let stays7 = la != 7u && lb != 7u;
+  // Slot 7's key, if it stays, moves to a freed slot: if it is secondary, its primary is owned too.
+  if (stays7 && primary_of(k7) != x && !own(primary_of(k7))) { return RETRY; }
+  if (!own(wa) || !own(wb)) { return RETRY; }
+  if (free_count(wa) < select(1u, 2u, wa == wb) || free_count(wb) < 1u) { return RETRY; }
+  let v7 = value_at(x, 7u);
+  let va = select(value_at(x, la & 7u), value, la == 8u);
+  let vb = value_at(x, lb);
+  put(wa, free_slot(wa), cv_key[la], va);
+  put(wb, free_slot(wb), cv_key[lb], vb);
+  // Freed slots below 7 take the new key (unless it left) and slot 7's key (unless it left).
+  var pending_new = la != 8u;
+  var pending_7 = stays7;
+  for (var q = 0u; q < 2u; q++) {
+    let slot = select(la, lb, q == 1u);
+    if (slot >= 7u) { continue; }
+    if (pending_new) { put(x, slot, key, value); pending_new = false; }
+    else if (pending_7) { put(x, slot, k7, v7); pending_7 = false; }
+  }
+  set_rea(x, with_entry(with_entry(0u, cv_tag[la], fa), cv_tag[lb], fb));
+  store_word(16u * x + 14u, REMAP);
+  if (!PLAN) { count(T_TO_B, 1u); }
+  return INSERTED;
+}
+
+// Places key as a secondary key of entry (x, t) of owned Type B bucket x, without touching x's
+// slots: the entry's bucket if it has room (or can make room by moving out another entry's
+// group), else the entry's whole group moves, with the key, to a bucket that holds them all;
+// an unset entry takes its least-loaded candidate (or one that can make room). INSERTED, FULL or RETRY.
+fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  let e = entry_of(rea_of(x), t);
+  if (e == 0u) {
+    let i = best_candidate(x, t, 1u, x, 0u);
+    if (i != 0u) {
+      let w = secondary_of(x, t, i);
+      if (!own(w)) { return RETRY; }
+      let f = free_slot(w);
+      if (f == NONE) { return RETRY; }
+      put(w, f, key, value);
+      set_rea(x, with_entry(rea_of(x), t, i));
+      return INSERTED;
+    }
+    // No candidate has room: the bounded eviction search, one level deep in every candidate.
+    for (var j = 1u; j <= FUNCTIONS; j++) {
+      let w = secondary_of(x, t, j);
+      if (w == x) { continue; }
+      if (!own(w)) { return RETRY; }
+      let f = evict_secondary(w, x, t);
+      if (f == RETRY_SLOT) { return RETRY; }
+      if (f != NONE) {
+        put(w, f, key, value);
+        set_rea(x, with_entry(rea_of(x), t, j));
+        return INSERTED;
+      }
+    }
+    return FULL;
+  }
+  let z = secondary_of(x, t, e);
+  if (!own(z)) { return RETRY; }
+  var f = free_slot(z);
+  if (f == NONE) { f = evict_secondary(z, x, t); }
+  if (f == RETRY_SLOT) { return RETRY; }
+  if (f != NONE) {
+    put(z, f, key, value);
+    return INSERTED;
+  }
+  // z has no room for one more key of the entry: the entry's whole group moves, with the key,
+  // to another secondary bucket of the entry that holds them all.
+  var group = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(z, s);
+    if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { group |= 1u << s; }
+  }
+  let need = countOneBits(group) + 1u;
+  var i = best_candidate(x, t, need, z, e);
+  if (i == 0u) {
+    // No bucket of the entry has that much room: make it in one by moving other entries' groups
+    // out (one level each), the emptiest candidate first.
+    i = best_candidate(x, t, 1u, z, e);
+    if (i == 0u) { return FULL; }
+    let w = secondary_of(x, t, i);
+    if (!own(w)) { return RETRY; }
+    for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
+      let f = evict_secondary(w, x, t);
+      if (f == RETRY_SLOT) { return RETRY; }
+      if (f == NONE) { break; }
+    }
+    if (free_count(w) < need) { return FULL; }
+  }
+  let w = secondary_of(x, t, i);
+  if (!own(w)) { return RETRY; }
+  if (free_count(w) < need) { return RETRY; }
+  for (var s = 0u; s < 8u; s++) {
+    if ((group & (1u << s)) == 0u) { continue; }
+    put(w, free_slot(w), key_at(z, s), value_at(z, s));
+    clear_slot(z, s);
+  }
+  put(w, free_slot(w), key, value);
+  set_rea(x, with_entry(rea_of(x), t, i));
+  return INSERTED;
+}
+
+// A secondary insert into owned bucket x (Type B, full): the key placed as secondary, else the
+// primary-swap fallback: a primary key q of x (another tag) is placed as secondary instead and
+// the new key takes its slot (both primary: lookups cost the same).
+fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+  let r = place_secondary(x, t, key, value);
+  if (r != FULL) { return r; }
+  for (var s = 0u; s < 7u; s++) {
+    let q = key_at(x, s);
+    if (is_reserved(q) || primary_of(q) != x) { continue; }
+    let tq = tag_of(q);
+    if (tq == t) { continue; }
+    let rq = place_secondary(x, tq, q, value_at(x, s));
+    if (rq == RETRY) { return RETRY; }
+    if (rq == INSERTED) {
+      put(x, s, key, value);
+      return INSERTED;
+    }
+  }
+  return FULL;
+}
+
+// Only a positive sighting counts: a key being moved may be missed, never invented.
+fn sighted(x: u32, t: u32, key: u32) -> bool {
+  if (slot_of(x, key) != NONE) { return true; }
+  return remapped_slot(x, t, key).y != NONE;
+}
+
+fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  // Copies that reach the rounds were absent when the batch began (the fast pass looked):
+  // one seen now was added by this batch, and its value is one of the batch's.
+  if (sighted(x, t, key)) { return EXISTED; }
+  if (!own(x)) { return RETRY; }
+  var s = slot_of(x, key);
+  if (s != NONE) {
+    if (assign) { store_value(x, s, value); }
+    return EXISTED;
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { store_value(r.x, r.y, value); }
+    return EXISTED;
+  }
+  s = free_slot(x);
+  if (s == NONE) {
+    // Primary keys may displace secondary ones.
+    s = evict_secondary(x, NONE, NONE);
+    if (s == RETRY_SLOT) { return RETRY; }
+  }
+  if (s != NONE) {
+    put(x, s, key, value);
+    return INSERTED;
+  }
+  if (!is_type_b(x)) { return convert(x, t, key, value); }
+  return secondary_insert(x, t, key, value);
+}
+
+fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let b1 = primary_of(key);
+  let b2 = second_of(key);
+  if (!assign && (slot_of(b1, key) != NONE || slot_of(b2, key) != NONE)) { return EXISTED; }
+  if (!own(b1) || !own(b2)) { return RETRY; }
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    let s = slot_of(b, key);
+    if (s != NONE) {
+      if (assign) { store_value(b, s, value); }
+      return EXISTED;
+    }
+  }
+  // Load balancing: the emptier of the two buckets.
+  let f1 = free_count(b1);
+  let f2 = free_count(b2);
+  if (f1 > 0u || f2 > 0u) {
+    let b = select(b2, b1, f1 >= f2);
+    put(b, free_slot(b), key, value);
+    return INSERTED;
+  }
+  // Both full: move one key of either bucket to its other bucket (one level of cuckoo eviction).
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    for (var s = 0u; s < 8u; s++) {
+      let g = key_at(b, s);
+      let g1 = primary_of(g);
+      let a = select(g1, second_of(g), g1 == b);
+      if (a == b || free_count(a) == 0u) { continue; }
+      if (!own(a)) { return RETRY; }
+      let f = free_slot(a);
+      if (f == NONE) { continue; }
+      put(a, f, g, value_at(b, s));
+      put(b, s, key, value);
+      return INSERTED;
+    }
+  }
+  return FULL;
+}
+`,
+  { requires: [hortonFastModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B'] },
+);
+
+/** Pass 1 of an insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
+export const fastInsertKernel = defineKernel({
+  name: 'horton.insert-fast',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { mode: 'horton', assign: false },
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    buckets: atomicsRW,
+    keys: words,
+    values: words,
+    queue_out: atomicsRW,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+${entry} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
+    let key = keys[i];
+    if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
+    let r = ${v.mode === 'bcht' ? 'fast_insert_bcht' : 'fast_insert'}(key, values[i], ASSIGN);
+    if (r == INSERTED) { count(T_ADDED, 1u); }
+    else if (r == RETRY) {
+      let at = atomicAdd(&queue_out[0], 1u);
+      atomicStore(&queue_out[1u + at], i);
+    }
+  }
+  flush_tallies(lid);
+}`,
+      { modules: [gridModule, hortonFastModule, talliesModule, failureListModule], constants: { ASSIGN: v.assign, PLAN: false } },
+    ),
+});
+
+/**
+ * Before each round: the round's grid from the queue's length (indirect dispatch), and the next
+ * queue emptied.
+ */
+export const roundArgsKernel = defineKernel({
+  name: 'horton.round-args',
+  workgroupSize: 1,
+  bindings: { queue_in: words, queue_out: atomicsRW, args: storage('read_write', 'u32') },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+@compute @workgroup_size(1)
+fn main() {
+  let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
+  args[0] = min((n + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u, 4096u);
+  args[1] = 1u;
+  args[2] = 1u;
+  atomicStore(&queue_out[0], 0u);
+}`,
+      {},
+    ),
+});
+
+/**
+ * One pass of a locked insert round over the keys queued (batch indices in `queue_in`): the
+ * planning pass (params.flags bit 0) reserves buckets and writes nothing;
+ * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
+ * next round; in the `last` round they are reported as contended. A key that finds no room tries
+ * again in the next rounds (moves elsewhere may make some), up to MAX_STRIKES + 1 times, then is
+ * reported failed. Queue entries are batch indices with the strikes in the top two bits.
+ */
+export const insertRoundKernel = defineKernel({
+  name: 'horton.insert-round',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { mode: 'horton', assign: false },
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    buckets: atomicsRW,
+    locks: atomicsRW,
+    keys: words,
+    values: words,
+    queue_in: words,
+    queue_out: atomicsRW,
+    counters: atomicsRW,
+    failed: atomicsRW,
+  },
+  source: (decls, v) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+// The pass: planning (flags bit 0) or executing; the last round (bit 1) reports what is left.
+var<private> PLAN: bool;
+${entry} {
+  PLAN = (params.flags & 1u) != 0u;
+  let LAST = (params.flags & 2u) != 0u;
+  let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
+  ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
+    let entry = queue_in[1u + j];
+    let i = entry & INDEX_MASK;
+    let strikes = entry >> 30u;
+    let key = keys[i];
+    if (is_reserved(key)) {
+      if (!PLAN) { report_failure(i | FAILURE_RESERVED); }
+      continue;
+    }
+    begin_key(j);
+    var r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    if (r == RETRY && overflowed) { r = FULL; }
+    if (PLAN) { continue; }
+    if (r == INSERTED) { count(T_ADDED, 1u); }
+    else if (r == FULL && (LAST || strikes == MAX_STRIKES)) { report_failure(i); }
+    else if (r == RETRY && LAST) { report_failure(i | FAILURE_CONTENDED); }
+    else if (r != EXISTED) {
+      // Contended, or no room as of this round (moves elsewhere may make some): the next round.
+      let at = atomicAdd(&queue_out[0], 1u);
+      atomicStore(&queue_out[1u + at], i | (select(strikes, strikes + 1u, r == FULL) << 30u));
+    }
+  }
+  flush_tallies(lid);
+}`,
+      {
+        modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3 },
+      },
+    ),
+});

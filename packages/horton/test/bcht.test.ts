@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { bchtConformance } from './conformance.checks';
+
+describeChecks(bchtConformance);

@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { hortonConformance } from './conformance.checks';
+
+describeChecks(hortonConformance);

@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { twinsChecks } from './twins.checks';
+
+describeChecks(twinsChecks);
