@@ -128,6 +128,7 @@ export class HkvEngine {
           invocations: n,
           timestampWrites: time?.('insert'),
         });
+        storage.encodeReleaseClaims(encoder);
       }
     }
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
@@ -165,6 +166,7 @@ export class HkvEngine {
       params: this.clockParams(storage, staged.n, plan.clock, plan.epoch),
       invocations: staged.n,
     });
+    storage.encodeReleaseClaims(encoder);
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
   }
 
@@ -202,6 +204,7 @@ export class HkvEngine {
       params: { n, mask: storage.mask },
       invocations: n,
     });
+    storage.encodeReleaseClaims(encoder);
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
   }
 

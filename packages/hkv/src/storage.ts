@@ -68,6 +68,14 @@ export class HkvStorage {
     return this.buckets - 1;
   }
 
+  /**
+   * Clears every claim bit. Kernels that claim slots (insert, erase) keep the bits of the slots they
+   * wrote until their dispatch ends (so a slot has one writer per dispatch): this runs after each.
+   */
+  encodeReleaseClaims(encoder: GPUCommandEncoder): void {
+    encoder.clearBuffer(this.meta, this.buckets * DIGEST_WORDS * 4, this.buckets * LOCK_WORDS * 4);
+  }
+
   /** Empties every slot: empty keys, the empty digest, zero scores, claim bits and counters. */
   encodeClear(encoder: GPUCommandEncoder): void {
     const gpu = this.gpu;

@@ -2,7 +2,19 @@ import { DestroyedError, InvalidArgumentError, LimitExceededError, ReservedKeyEr
 import { type CheckContext, defineChecks, thrown } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
-import { expect, expectBatchInvariants, expectModel, expectStatuses, keyPool, rows, sameRow, skewedPool, snapshot } from './helpers';
+import {
+  checkProperty,
+  expect,
+  expectBatchInvariants,
+  expectModel,
+  expectStatuses,
+  keyPool,
+  rows,
+  sameRow,
+  sizeScale,
+  skewedPool,
+  snapshot,
+} from './helpers';
 import { CacheModel } from './model';
 
 type Command =
@@ -53,7 +65,8 @@ function commands(pool: number, maxBatch: number): fc.Arbitrary<Command[]> {
  * against the model: the exact entries, values, scores, statuses and evicted entries.
  */
 async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, runs: number): Promise<void> {
-  const { gpu, rng, scale } = ctx;
+  const { gpu, rng } = ctx;
+  const scale = sizeScale(ctx.scale);
   const dim = options.dim ?? 4;
   const capacity = (options.capacity ?? 256) * scale;
   let evictions = 0;
@@ -160,7 +173,12 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
         if (step % 4 === 3 || step === cmds.length - 1) await expectModel(cache, model, what);
       }
     });
-    await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs, interruptAfterTimeLimit: 30_000 * scale });
+    await checkProperty(property, {
+      seed: rng.u32() | 0,
+      numRuns: runs,
+      scale: ctx.scale,
+      describe: (cmds) => `${cmds.length} commands: ${cmds.map((c) => ('keys' in c ? `${c.op}(${c.keys.length})` : c.op)).join(' ')}`,
+    });
     expect(evictions > 0, 'the sequences never filled a bucket');
   } finally {
     cache.destroy();
@@ -171,7 +189,7 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
 async function hostDual(ctx: CheckContext): Promise<void> {
   await policyInvariants(ctx, 'custom', 3, 'dual', { maxDeviceBytesForValues: 0 });
   // Single-bucket, half on the host: keys placed and evicted by the same batch land in host slots.
-  await policyInvariants(ctx, 'custom', 3, 'single', { maxDeviceBytesForValues: 128 * 3 * 4 * ctx.scale });
+  await policyInvariants(ctx, 'custom', 3, 'single', { maxDeviceBytesForValues: 128 * 3 * 4 * sizeScale(ctx.scale) });
 }
 
 /**
@@ -184,16 +202,22 @@ async function policyInvariants(
   runs: number,
   mode: 'single' | 'dual' = 'single',
   extra: Partial<HkvOptions> = {},
+  shape = { capacity: 256, pool: 700, minKeys: 40, maxKeys: 120 },
 ): Promise<void> {
-  const { gpu, rng, scale } = ctx;
+  const { gpu, rng } = ctx;
+  const scale = sizeScale(ctx.scale);
   const dim = 3;
-  const cache = await HkvCache.create(gpu, { capacity: 256 * scale, dim, policy, mode, ...extra });
-  const pool = keyPool(rng, 700 * scale);
+  const cache = await HkvCache.create(gpu, { capacity: shape.capacity * scale, dim, policy, mode, ...extra });
+  const pool = keyPool(rng, shape.pool * scale);
   const totals = { refused: 0, evicted: 0 };
   try {
     const batch = fc.record({
-      keys: fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 40 * scale, maxLength: 120 * scale, size: 'max' }),
-      scores: fc.array(fc.bigInt({ min: 0n, max: 1000n }), { minLength: 120 * scale, maxLength: 120 * scale }),
+      keys: fc.array(fc.nat({ max: pool.length - 1 }), {
+        minLength: shape.minKeys * scale,
+        maxLength: shape.maxKeys * scale,
+        size: 'max',
+      }),
+      scores: fc.array(fc.bigInt({ min: 0n, max: 1000n }), { minLength: shape.maxKeys * scale, maxLength: shape.maxKeys * scale }),
     });
     const property = fc.asyncProperty(fc.array(batch, { minLength: 5, maxLength: 10, size: 'max' }), async (batches) => {
       await cache.clear();
@@ -226,6 +250,8 @@ async function policyInvariants(
           what,
           mode === 'dual',
         );
+        const busy = r.status.filter((s) => s === HkvStatus.busy).length;
+        expect(busy === 0, `${what}: ${busy} keys left busy after every insert pass`);
         refusedSeen += r.refused.length;
         evictedSeen += r.evictedKeys.length;
         expect(
@@ -237,7 +263,13 @@ async function policyInvariants(
       totals.refused += refusedSeen;
       totals.evicted += evictedSeen;
     });
-    await fc.assert(property, { seed: rng.u32() | 0, numRuns: runs, interruptAfterTimeLimit: 30_000 * scale });
+    await checkProperty(property, {
+      seed: rng.u32() | 0,
+      numRuns: runs,
+      scale: ctx.scale,
+      describe: (batches) =>
+        `${batches.length} batches of ${batches.map((b) => b.keys.length).join(', ')} keys from a pool of ${pool.length}`,
+    });
     expect(
       totals.evicted > 0 && (policy !== 'custom' || totals.refused > 0),
       `the batches evicted ${totals.evicted} and refused ${totals.refused}: too few to check`,
@@ -255,7 +287,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
   { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
   {
     name: 'host tier: half the values in host memory, random sequences match the model',
-    run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * ctx.scale }, 4),
+    run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * sizeScale(ctx.scale) }, 4),
   },
   {
     name: 'host tier: custom insertAndEvict invariants, every value on the host (dual-bucket) and half of them (single)',
@@ -263,11 +295,12 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   {
     name: 'lru: values split across 4 buffers (dim 8) match the model',
-    run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * ctx.scale }, 3),
+    run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * sizeScale(ctx.scale) }, 3),
   },
   {
     name: 'lru: dim 256 across 2 value buffers, with the dedupe pass skipped for unique batches',
-    async run({ gpu, rng, scale }) {
+    async run({ gpu, rng, scale: runScale }) {
+      const scale = sizeScale(runScale);
       const dim = 256;
       const cache = await HkvCache.create(gpu, {
         capacity: 256 * scale,
@@ -309,6 +342,16 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   { name: 'lfu: insertAndEvict invariants (never refuses, evicts minimum frequencies)', run: (ctx) => policyInvariants(ctx, 'lfu', 3) },
+  {
+    // Many invocations race on each bucket: up to 2.5x a bucket's slots of new keys per bucket and batch,
+    // so slots are contended, keys placed by one insert pass are evicted by the next, and passes leave keys busy.
+    name: 'lfu and custom: insertAndEvict invariants on contended buckets (batches of twice the capacity)',
+    async run(ctx) {
+      const shape = { capacity: 512, pool: 4000, minKeys: 600, maxKeys: 1300 };
+      await policyInvariants(ctx, 'lfu', 2, 'single', {}, shape);
+      await policyInvariants(ctx, 'custom', 2, 'single', {}, shape);
+    },
+  },
   { name: 'dual-bucket, lru: insertAndEvict invariants', run: (ctx) => policyInvariants(ctx, 'lru', 3, 'dual') },
   {
     name: 'dual-bucket, custom: insertAndEvict invariants with admission control',
@@ -316,7 +359,8 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   {
     name: 'dual-bucket: the first eviction comes near load 1, single-bucket well before',
-    async run({ gpu, rng, scale }) {
+    async run({ gpu, rng, scale: runScale }) {
+      const scale = sizeScale(runScale);
       const capacity = 16384 * scale;
       const loads: Record<string, number> = {};
       const pool = keyPool(rng, capacity);
@@ -409,7 +453,8 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   {
     name: 'duplicate keys in one batch: stored once, the last occurrence wins',
-    async run({ gpu, rng, scale }) {
+    async run({ gpu, rng, scale: runScale }) {
+      const scale = sizeScale(runScale);
       const cache = await HkvCache.create(gpu, { capacity: 512 * scale, dim: 2 });
       try {
         const pool = keyPool(rng, 64);
@@ -493,7 +538,8 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   {
     name: 'growth: automatic doubling past maxLoadFactor keeps every entry up to maxCapacity, then evicts',
-    async run({ gpu, rng, scale }) {
+    async run({ gpu, rng, scale: runScale }) {
+      const scale = sizeScale(runScale);
       const cache = await HkvCache.create(gpu, {
         capacity: 128,
         maxCapacity: 1024 * scale,

@@ -1,4 +1,5 @@
 import type { Rng } from '@gpuhash/testing';
+import fc from 'fast-check';
 import { bucketOf, type HkvCache, HkvStatus, isReservedKey } from '../src';
 import { type CacheModel, type Entry, keyHi, keyLo, type ModelUpsert } from './model';
 
@@ -127,13 +128,14 @@ export function expectBatchInvariants(
   const gone = new Set<bigint>();
   for (let e = 0; e < evicted.keys.length; e++) {
     const k = evicted.keys[e] as bigint;
-    expect(!gone.has(k), `${what}: ${hex(k)} reported evicted twice`);
+    expect(!gone.has(k), `${what}: ${hex(k)} reported evicted twice (${e} of ${evicted.keys.length} evicted entries)`);
     gone.add(k);
     expect(before.has(k) || placed.has(k), `${what}: evicted ${hex(k)} was neither stored nor inserted`);
     const want = lastValue.get(k);
+    const got = evicted.values.slice(e * dim, (e + 1) * dim);
     expect(
-      want !== undefined && sameRow(evicted.values.slice(e * dim, (e + 1) * dim), want),
-      `${what}: evicted ${hex(k)} came back with the wrong value`,
+      want !== undefined && sameRow(got, want),
+      `${what}: evicted ${hex(k)} (${before.has(k) ? 'stored before the batch' : 'placed by this batch'}) came back with [${got}], last written [${want}]`,
     );
     expect(!after.has(k), `${what}: evicted ${hex(k)} is still stored`);
   }
@@ -143,7 +145,10 @@ export function expectBatchInvariants(
   for (const k of expected) expect(after.has(k), `${what}: ${hex(k)} was lost (neither evicted nor erased)`);
   for (const [k, e] of after) {
     const want = lastValue.get(k);
-    expect(want !== undefined && sameRow(e.value, want), `${what}: ${hex(k)} holds [${e.value}], last written [${want}]`);
+    expect(
+      want !== undefined && sameRow(e.value, want),
+      `${what}: ${hex(k)} (${before.has(k) ? 'stored before the batch' : 'placed by this batch'}) holds [${e.value}], last written [${want}]`,
+    );
   }
   // Dual-bucket mode: the export does not say which of its two buckets holds a key, so the per-bucket checks below do not apply.
   if (dual) {
@@ -154,28 +159,34 @@ export function expectBatchInvariants(
   }
   // Eviction takes minimum scores: per bucket, evicted residents score no higher than surviving residents (after the updates).
   const bucketOf64 = (k: bigint) => bucketOf(keyLo(k), keyHi(k), buckets);
-  const maxGone = new Map<number, bigint>();
+  const maxGone = new Map<number, { score: bigint; key: bigint }>();
   for (let e = 0; e < evicted.keys.length; e++) {
     const k = evicted.keys[e] as bigint;
     if (!before.has(k)) continue;
     const b = bucketOf64(k);
     const s = evicted.scores[e] as bigint;
-    if (s > (maxGone.get(b) ?? -1n)) maxGone.set(b, s);
+    if (s > (maxGone.get(b)?.score ?? -1n)) maxGone.set(b, { score: s, key: k });
   }
   for (const [k, e] of after) {
     if (!before.has(k) || updated.has(k)) continue;
     const m = maxGone.get(bucketOf64(k));
-    expect(m === undefined || e.score >= m, `${what}: ${hex(k)} (score ${e.score}) survived an eviction of score ${m} in its bucket`);
+    expect(
+      m === undefined || e.score >= m.score,
+      `${what}: ${hex(k)} (score ${e.score}) survived while ${hex(m?.key ?? 0n)} (score ${m?.score}) of its bucket ${bucketOf64(k)} was evicted`,
+    );
   }
-  // Per bucket, after the batch: entries and minimum score (once, for the refused keys).
-  const buckets2 = new Map<number, { count: number; min: bigint }>();
+  // Per bucket, after the batch: entries, and the minimum score of the entries stored before the batch that
+  // survived it (keys placed by the batch itself are not compared: a pass decides admission against the
+  // slots no key of that pass has written; see the README's concurrency section).
+  const buckets2 = new Map<number, { count: number; min: bigint; minKey: bigint }>();
   for (const [r, e] of after) {
     const b = bucketOf64(r);
-    const cur = buckets2.get(b);
-    if (!cur) buckets2.set(b, { count: 1, min: e.score });
-    else {
-      cur.count++;
-      if (e.score < cur.min) cur.min = e.score;
+    let cur = buckets2.get(b);
+    if (!cur) buckets2.set(b, (cur = { count: 0, min: -1n, minKey: 0n }));
+    cur.count++;
+    if (before.has(r) && (cur.min < 0n || e.score < cur.min)) {
+      cur.min = e.score;
+      cur.minKey = r;
     }
   }
   batch.status.forEach((s, i) => {
@@ -185,8 +196,47 @@ export function expectBatchInvariants(
     const info = buckets2.get(bucketOf64(k));
     expect(info?.count === 128, `${what}: ${hex(k)} was refused from a bucket that is not full (${info?.count})`);
     expect(
-      info !== undefined && (batch.scores?.[i] as bigint) < info.min,
-      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below its bucket's minimum ${info?.min}`,
+      info !== undefined && (info.min < 0n || (batch.scores?.[i] as bigint) < info.min),
+      `${what}: refused ${hex(k)} scores ${batch.scores?.[i]}, not below ${hex(info?.minKey ?? 0n)} (score ${info?.min}), stored before the batch and still in its bucket`,
     );
   });
+}
+
+/**
+ * Sizes grow with the runner's scale up to this factor (the host-side model and invariant checks
+ * are JS work linear in the cache size, run after every batch; beyond it they dominate).
+ */
+export const MAX_SIZE_SCALE = 16;
+export const sizeScale = (scale: number) => Math.min(scale, MAX_SIZE_SCALE);
+
+/** Wall-clock budget of one property (all its runs), whatever the scale. */
+const PROPERTY_TIME_MS = 15_000;
+
+/**
+ * Runs a fast-check property and, when it fails, throws an Error whose first line is the
+ * underlying failure (fast-check 4 keeps it only in `cause`, which runners that print the message
+ * lose), then the seed and path to replay it and a summary of the counterexample (the full one can
+ * be megabytes). On a real GPU (`scale > 1`) it stops at the first failure: a failure that depends
+ * on concurrency does not shrink reliably, and shrinking re-runs the GPU batches for minutes.
+ */
+export async function checkProperty<T>(
+  property: fc.IAsyncProperty<[T]>,
+  options: { seed: number; numRuns: number; scale: number; describe?: (value: T) => string },
+): Promise<void> {
+  const details = await fc.check(property, {
+    seed: options.seed,
+    numRuns: options.numRuns,
+    endOnFailure: options.scale > 1,
+    interruptAfterTimeLimit: PROPERTY_TIME_MS,
+    markInterruptAsFailure: false,
+  });
+  if (!details.failed) return;
+  const cause = details.errorInstance;
+  const first = cause instanceof Error ? cause.message : String(cause);
+  const example = details.counterexample?.[0];
+  const summary = example === undefined ? 'none' : options.describe ? options.describe(example) : fc.stringify(example).slice(0, 300);
+  throw new Error(
+    `${first}\n(fast-check: failed after ${details.numRuns} runs, ${details.numShrinks} shrinks; seed ${details.seed}, path "${details.counterexamplePath}"; counterexample: ${summary})`,
+    { cause },
+  );
 }

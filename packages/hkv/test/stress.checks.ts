@@ -1,6 +1,6 @@
 import { defineChecks } from '@gpuhash/testing';
 import { HkvCache, HkvStatus, type ScorePolicy } from '../src';
-import { expect, keyPool, rows, sameRow } from './helpers';
+import { expect, keyPool, rows, sameRow, sizeScale } from './helpers';
 
 /**
  * Mixed insertAndEvict, assign, find and erase batches on a cache at load 1.0: zero wrong values
@@ -75,18 +75,18 @@ async function stress(
 export const stressChecks = defineChecks('hkv/stress', [
   {
     name: 'lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
-    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru'),
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, sizeScale(scale), 'lru'),
   },
   {
     name: 'custom: mixed batches at load 1.0 with admission, zero wrong values and zero lost keys',
-    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'custom'),
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, sizeScale(scale), 'custom'),
   },
   {
     name: 'dual-bucket, lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
-    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru', 'dual'),
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, sizeScale(scale), 'lru', 'dual'),
   },
   {
     name: 'host tier (a quarter of the values on the GPU), lru: mixed batches at load 1.0, zero wrong values and zero lost keys',
-    run: ({ gpu, rng, scale }) => stress(gpu, rng, scale, 'lru', 'single', 256 * 4 * 4 * scale),
+    run: ({ gpu, rng, scale }) => stress(gpu, rng, sizeScale(scale), 'lru', 'single', 256 * 4 * 4 * sizeScale(scale)),
   },
 ]);

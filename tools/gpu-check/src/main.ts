@@ -34,6 +34,21 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
+/**
+ * A failure's first lines, then its causes' (fast-check 4 keeps the assertion that failed only in
+ * `cause`; the message is the counterexample, which can be megabytes on one line): each capped.
+ */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    const lines = String(e).split('\n').slice(0, 8);
+    parts.push((depth > 0 ? 'caused by: ' : '') + lines.map((l) => (l.length > 600 ? `${l.slice(0, 600)}...` : l)).join('\n'));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join('\n');
+}
+
 function usage(problem: string): never {
   console.error(`gpu-check: ${problem}\nusage: gpu-check [--scale N] [--filter TEXT] [--json FILE] [--require-hardware]`);
   process.exit(2);
@@ -67,8 +82,8 @@ for (const [group, load] of Object.entries(suiteLoaders)) {
         console.log(`ok   ${name} (${ms.toFixed(0)} ms)`);
       } catch (error) {
         const ms = performance.now() - t0;
-        results.push({ suite: suite.suite, check: check.name, ok: false, ms, error: String(error) });
-        console.log(`FAIL ${name}\n${String(error).split('\n').slice(0, 8).join('\n')}`);
+        results.push({ suite: suite.suite, check: check.name, ok: false, ms, error: describeError(error) });
+        console.log(`FAIL ${name} (${ms.toFixed(0)} ms)\n${describeError(error)}`);
       }
     }
   }

@@ -4,10 +4,15 @@ import { hkvCoreModule } from './common';
 /**
  * Slot claims for kernels that change slots (insert, erase): one claim bit per slot, after the
  * digest lines in `bucket_meta` ([digests: B * 32][claim bits: B * 4][counters: 4]). A slot is held by the
- * invocation whose atomicOr set its bit; the holder re-reads the slot, writes it, and clears the
- * bit. No invocation waits for a bit: a held slot is skipped or retried a bounded number of times.
- * Every bit is clear between dispatches. The kernel declares `bucket_meta`, `keys` and `scores` as
- * arrays of `atomic<u32>` and `params.mask`.
+ * invocation whose atomicOr set its bit. **A holder that writes the slot keeps the bit until the end
+ * of the dispatch** (the host clears every claim word between dispatches, `clearBuffer`): so each
+ * slot has at most one writer per dispatch, and whoever claims a slot reads words last written by an
+ * earlier dispatch, which a dispatch boundary makes visible. WGSL atomics are relaxed: a released
+ * bit would not order the holder's key, score and value stores before the next holder's loads (nor
+ * its plain value stores before the next holder's), so the protocol never relies on it. A holder
+ * that writes nothing (its re-check failed) may release. No invocation waits for a bit: a held
+ * slot is skipped or retried a bounded number of times. The kernel declares `bucket_meta`, `keys`
+ * and `scores` as arrays of `atomic<u32>` and `params.mask`.
  */
 export const claimModule = wgslModule(
   'hkv.claim',
@@ -32,7 +37,7 @@ fn set_digest(g: u32, d: u32) {
   atomicAnd(&bucket_meta[w], ~(0xffu << sh));
   atomicOr(&bucket_meta[w], d << sh);
 }
-/** Empties a held slot into a reclaimed one (the erase of a key). */
+/** Empties a held slot into a reclaimed one (the erase of a key); the holder keeps the bit. */
 fn reclaim(g: u32) {
   set_key(g, vec2<u32>(RECLAIM_LO, KEY_HI_RESERVED));
   set_score(g, vec2<u32>(0u, 0u));

@@ -6,8 +6,10 @@ import { hkvCoreModule, locateModule, WORKGROUP_SIZE } from './common';
 /**
  * Erase: each key looks itself up; the invocation that claims its slot and still finds the key
  * there turns it into a reclaimed slot (reclaimed key, score 0, the empty digest), so a later insert
- * reuses it. A duplicate of the key in the batch finds the slot claimed or reclaimed and does
- * nothing, so the count is of distinct keys erased. `out[0]` counts them.
+ * reuses it, and keeps the claim bit until the dispatch ends (the host clears the claim words). A
+ * duplicate of the key in the batch finds the slot claimed or reclaimed and does nothing (it never
+ * claims a slot another invocation wrote in this dispatch, so it cannot read the erased key back
+ * from a stale word), so the count is of distinct keys erased. `out[0]` counts them.
  */
 export const eraseKernel = defineKernel({
   name: 'hkv.erase',
@@ -38,8 +40,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
       reclaim(g);
       atomicSub(&bucket_meta[counters_base()], 1u);
       atomicAdd(&out[0], 1u);
+    } else {
+      release(g);
     }
-    release(g);
   }
 }
 `,

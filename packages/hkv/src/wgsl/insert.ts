@@ -32,8 +32,11 @@ export interface InsertVariant extends ValueVariant {
  *    refused (admission control; ties are admitted). Claim that slot, re-read its score and key:
  *    if the score rose above the minimum seen, release and start again (NVIDIA's re-check);
  *    otherwise report the old entry (insertAndEvict) and overwrite it.
- * Every loop is bounded: a key still without a slot after MAX_ATTEMPTS is reported busy and the
- * host runs the pass again for it.
+ * A slot written by this pass keeps its claim bit until the pass ends (see claim.ts): it is written
+ * at most once per pass, and everything a claimer reads (key, score, value) was written by an
+ * earlier dispatch. So a key placed by this pass is evicted by a later pass, never by this one.
+ * Every loop is bounded: a key still without a slot after MAX_ATTEMPTS, or whose bucket has no
+ * unclaimed slot left, is reported busy and the next pass (or the host) runs it again.
  */
 export const insertKernel = defineKernel({
   name: 'hkv.insert',
@@ -124,7 +127,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
       if (DUAL && free == NONE) { free = claim_free(second, start); }
       if (free != NONE) {
         write_slot(free, i, k, d, desired);
-        release(free);
         atomicAdd(&bucket_meta[counters_base()], 1u);
         result = ST_INSERTED;
         placed = free;
@@ -146,7 +148,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
           }
         }
       }
-      if (victim == NONE) { continue; }
+      // Every slot is held (written by this pass, or about to be): the next pass decides.
+      if (victim == NONE) { break; }
+      // Admission against the slots no key of this pass has taken (a key this pass places may score
+      // lower: that key and this one do not see each other; see the README).
       if (ADMISSION && hash_u64_lt(desired, lo)) { result = ST_REFUSED; break; }
       if (!try_claim(victim)) { continue; }
       let old_key = key_at(victim);
@@ -154,12 +159,13 @@ ${entryPoint(WORKGROUP_SIZE)} {
       if (hkv_is_free(old_key)) {
         // Freed meanwhile (a reclaimed slot whose digest the scan missed): take it as free.
         write_slot(victim, i, k, d, desired);
-        release(victim);
         atomicAdd(&bucket_meta[counters_base()], 1u);
         result = ST_INSERTED;
         placed = victim;
         break;
       }
+      // Nobody wrote the slot in this pass (its bit was clear), so this holds unless the scan read a
+      // torn or stale score: then the slot was not the minimum, and nothing was written: release.
       if (hash_u64_lt(lo, old_score)) { release(victim); continue; }
       if (EVICT) {
         let e = atomicAdd(&out[0], 1u);
@@ -172,7 +178,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
         ${v.evict ? 'for (var j = 0u; j < DIM; j++) { ev_vals[e * DIM + j] = val_load(victim, j); }' : ''}
       }
       write_slot(victim, i, k, d, desired);
-      release(victim);
       result = ST_EVICTED;
       placed = victim;
       break;
