@@ -105,7 +105,17 @@ fn sl_insert(k: u32, home: u32, v: u32, src: u32, assign: bool) -> u32 {
     }
     // The chain is full: allocate a slab (the whole group) and link it after the tail.
     let fresh = sa_allocate();
-    if (fresh == NONE) { return INS_NO_SLAB; }
+    if (fresh == NONE) {
+      // The pool may only look exhausted: groups racing to extend this same chain each hold a
+      // slab until one links. If the tail got its next slab meanwhile, go on from the tail.
+      var next = EMPTY_POINTER;
+      if (cg_lane() == src) { next = atomicLoad(&slabs[tail * 32u + 31u]); }
+      if (cg_broadcast(next, src) != EMPTY_POINTER) {
+        start = tail;
+        continue;
+      }
+      return INS_NO_SLAB;
+    }
     if (cg_lane() == src) {
       let r = atomicCompareExchangeWeak(&slabs[tail * 32u + 31u], EMPTY_POINTER, fresh);
       // Another group linked a slab first (or the weak CAS failed spuriously): give ours back.
