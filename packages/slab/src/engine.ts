@@ -420,10 +420,6 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
     return this.pool.bytes + COUNTER_WORDS * 4;
   }
 
-  get slabBytes(): number {
-    return SLAB_BYTES;
-  }
-
   destroy(): void {
     this.pool.destroy();
     this.counters.destroy();

@@ -4,9 +4,6 @@ import { scanModule } from './scan';
 import { slabAllocModule } from './slab-alloc';
 import { talliesModule } from './tallies';
 
-/** Outcomes of sl_insert. */
-export const InsertOutcome = { addedEmpty: 0, present: 1, noSlab: 2, contended: 3, addedTomb: 4 } as const;
-
 /** Attempts an update makes (re-reads after a lost CAS or a BUSY slot) before it reports contention. */
 export const MAX_ATTEMPTS = 4096;
 
@@ -31,7 +28,7 @@ const INS_PRESENT: u32 = 1u;
 const INS_NO_SLAB: u32 = 2u;
 const INS_CONTENDED: u32 = 3u;
 const INS_ADDED_TOMB: u32 = 4u;
-const SL_MAX_ATTEMPTS: u32 = 4096u;
+const SL_MAX_ATTEMPTS: u32 = ${MAX_ATTEMPTS}u;
 
 /**
  * Claims the free slot at word index \`word\` for (k, v), by the source lane alone: 0 when another
