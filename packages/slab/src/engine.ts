@@ -16,7 +16,7 @@ import {
   u32KeySpec,
 } from '@gpuhash/core';
 import { randomUniversalParams, type UniversalParams } from '@gpuhash/kernels';
-import { entriesPerSlab, expectedPoolSlabs, SLAB_BYTES, type SlabMode } from './geometry';
+import { entriesPerSlab, expectedPoolSlabs, type SlabMode } from './geometry';
 import { blockSlabs, type PoolGeometry, poolGeometryFor, SlabPool } from './pool';
 import { BUSY_KEY } from './sentinels';
 import { applyKernel, copiesKernel, eraseKernel, findKernel, insertKernel } from './wgsl/kernels';
