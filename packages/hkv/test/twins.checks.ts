@@ -1,4 +1,4 @@
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
 import { bucket2Of, bucketOf, digestOf, EMPTY_DIGEST, isReservedKey, keyHash, startWordOf } from '../src';
 import { hkvCoreModule } from '../src/wgsl/common';
@@ -27,9 +27,8 @@ struct Params { n: u32, mask: u32, _p0: u32, _p1: u32 }
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(${WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var i = grid_thread(wid, nwg, lid, ${WG}u); i < params.n; i += grid_threads(nwg, ${WG}u)) {
+${entryPoint(WG)} {
+  ${gridStrideLoop('i', 'params.n', WG)} {
     let k = keys[i];
     let h = hkv_hash(k);
     out[6u * i] = h.x;

@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, gridModule } from '@gpuhash/kernels';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
 import { bchtSecondBucket, ENTRIES, ENTRY_BITS, FUNCTIONS, primaryBucket, secondaryBucket, tagOf } from '../src';
 import { hortonHashModule } from '../src/wgsl/common';
@@ -18,9 +18,8 @@ const twinsKernel = defineKernel({
     composeWgsl(
       /* wgsl */ `
 ${decls}
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
+${entryPoint(64)} {
+  ${gridStrideLoop('i', 'params.n', 64)} {
     let k = keys[i];
     let x = primary_of(k);
     let t = tag_of(k);
@@ -42,9 +41,8 @@ const entriesKernel = defineKernel({
     composeWgsl(
       /* wgsl */ `
 ${decls}
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  for (var i = grid_thread(wid, nwg, lid, 64u); i < params.n; i += grid_threads(nwg, 64u)) {
+${entryPoint(64)} {
+  ${gridStrideLoop('i', 'params.n', 64)} {
     let c = cases[i];
     out[i] = vec2<u32>(entry_of(c.x, c.y), with_entry(c.x, c.y, c.z));
   }
