@@ -1,0 +1,103 @@
+/**
+ * HierarchicalKV's passes, one by one, on caches of growing size: insertOrAssign of the whole load
+ * from empty (its update and insert passes timed apart), find of every inserted key and of as many
+ * absent ones, dim 1, LRU, unique keys. GPU timestamps, median of the reps; a progress line per step
+ * so a slow pass shows where it is.
+ *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
+ */
+
+import { DeviceArray, requestGpu } from '@gpuhash/core';
+import { HkvCache } from '@gpuhash/hkv';
+
+const gpu = await requestGpu({ allowSoftware: true });
+console.log(`device: ${gpu.describe()}`);
+const logs = (process.argv[2] ?? (gpu.isSoftware ? '12,14' : '20,22,24,27')).split(',').map(Number);
+const loads = (process.argv[3] ?? '0.5,1.0').split(',').map(Number);
+const dims = (process.argv[4] ?? '1').split(',').map(Number);
+const reps = Number(process.env.REPS ?? 3);
+const gather = Number(process.env.GATHER ?? 0);
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
+const t0 = performance.now();
+const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
+
+/** Median GPU ms per pass label over `reps` reps recorded in one submission (after one untimed rep). */
+async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => void) {
+  const timer = gpu.createTimer(64);
+  const enc = gpu.device.createCommandEncoder();
+  encode(enc);
+  const labels: string[] = [];
+  for (let r = 0; r < reps; r++)
+    encode(enc, (l) => {
+      labels.push(l);
+      return timer.slot(`${l}#${r}`);
+    });
+  timer.resolve(enc);
+  gpu.submit([enc.finish()]);
+  timer.submitted();
+  const t = await timer.read();
+  timer.destroy();
+  const per = new Map<string, number[]>();
+  t.passes.forEach((p, i) => {
+    const [label, rep] = (labels[i] ?? p.label).split('#') as [string, string | undefined];
+    const key = `${label}`;
+    const list = per.get(key) ?? [];
+    const r = Number(rep ?? i);
+    list[r] = (list[r] ?? 0) + p.ms;
+    per.set(key, list);
+  });
+  return new Map([...per].map(([k, v]) => [k, median(v.filter((x) => x !== undefined))]));
+}
+
+function keysOf(n: number, miss: boolean): DeviceArray<'u32'> {
+  const a = new Uint32Array(2 * n);
+  for (let j = 0; j < n; j++) {
+    // Unique, never reserved: (lo, hi) = (j * odd + miss, j >> 31 | 0x1000).
+    const x = Math.imul(2 * j + 1 + (miss ? 1 : 0), 0x9e3779b1) >>> 0;
+    a[2 * j] = x;
+    a[2 * j + 1] = ((j >>> 20) ^ 0x5bd1e995 ^ (miss ? 0x80000000 : 0)) >>> 0;
+  }
+  return gpu.upload(a);
+}
+
+const rate = (n: number, ms: number) =>
+  `${(n / ms / 1e6).toFixed(2)} G/s${gather > 0 ? ` (${((100 * n) / ms / 1e6 / gather).toFixed(1)}%)` : ''}`;
+
+for (const dim of dims)
+  for (const log2 of logs) {
+    const capacity = 2 ** log2;
+    const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true });
+    const nMax = Math.round(Math.max(...loads) * capacity);
+    const hits = keysOf(nMax, false);
+    const misses = keysOf(nMax, true);
+    const values = gpu.createArray('f32', nMax * dim);
+    const out = gpu.createArray('u32', 2 * nMax + 4);
+    const found = gpu.createArray('u32', nMax);
+    const outValues = gpu.createArray('f32', nMax * dim);
+    console.log(`[${stamp()}] 2^${log2} dim ${dim}: arrays ready`);
+    for (const load of loads) {
+      const n = Math.round(load * capacity);
+      const k = DeviceArray.wrap(hits.buffer, 2 * n, 'u32');
+      const m = DeviceArray.wrap(misses.buffer, 2 * n, 'u32');
+      const v = DeviceArray.wrap(values.buffer, n * dim, 'f32');
+      const ins = await timePasses((enc, time) => {
+        cache.encodeClear(enc);
+        cache.encodeInsertOrAssign(enc, { keys: k, values: v, out }, time);
+      });
+      const size = await cache.size();
+      const total = [...ins.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
+      );
+      for (const [kind, q] of [
+        ['hit', k],
+        ['miss', m],
+      ] as const) {
+        const f = await timePasses((enc, time) => cache.encodeFind(enc, q, { found, values: outValues }, time));
+        const ms = f.get('find') ?? 0;
+        console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+      }
+    }
+    for (const a of [hits, misses, values, out, found, outValues]) a.destroy();
+    cache.destroy();
+  }
+process.exit(0);
