@@ -20,6 +20,7 @@ import { bchtEraseKernel, eraseKernel, tidyKernel } from './wgsl/erase';
 import { countingFindKernel, findKernel, retrieveKernel, statsKernel } from './wgsl/find';
 import { fastInsertKernel, insertRoundKernel, roundArgsKernel } from './wgsl/insert';
 import type { HortonParamValues } from './wgsl/params';
+import { bchtSecondKernel, spillPlaceKernel, spillSlotKernel } from './wgsl/spill';
 
 /**
  * Locked rounds a device-side insert batch runs after its fast pass (keys still contended then are
@@ -392,6 +393,12 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     return this.epoch;
   }
 
+  /** Clears the ownership stamps of `s` (used for other counts meanwhile); epochs start again. */
+  private restartStamps(encoder: GPUCommandEncoder, s: Store): void {
+    encoder.clearBuffer(s.locks);
+    this.epoch = 0;
+  }
+
   /** Two queues of up to n batch indices (word 0 counts) and the indirect-dispatch arguments. */
   private queues(n: number): { a: GPUBuffer; b: GPUBuffer; args: GPUBuffer } {
     return {
@@ -446,8 +453,19 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(q.a, 0, 4);
     encoder.clearBuffer(q.b, 0, 4);
     const mode = this.settings.mode;
+    const horton = mode === 'horton';
+    // Horton's spill counts live in the ownership stamps until the rounds begin.
+    if (horton) encoder.clearBuffer(s.locks);
     fastInsertKernel.variant({ mode, assign }).encode(this.gpu, encoder, {
-      buffers: { buckets: s.buckets, keys, values, queue_out: q.a, counters: s.counters, failed: this.failures.buffer },
+      buffers: {
+        buckets: s.buckets,
+        keys,
+        values,
+        queue_out: q.a,
+        counters: s.counters,
+        failed: this.failures.buffer,
+        ...(horton ? { spill: s.locks } : {}),
+      } as never,
       params: this.params(s, n),
       invocations: n,
       maxWorkgroups: TALLY_WORKGROUPS,
@@ -456,7 +474,28 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
         beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
       },
     });
-    return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
+    const run: InsertRun = { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
+    const passes = horton ? [spillSlotKernel, spillPlaceKernel] : [bchtSecondKernel];
+    for (const kernel of passes) {
+      const [qin, qout] = run.queues;
+      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: q.args }, invocations: 1 });
+      kernel.variant({ assign }).encode(this.gpu, encoder, {
+        buffers: {
+          buckets: s.buckets,
+          keys,
+          values,
+          queue_in: qin,
+          queue_out: qout,
+          counters: s.counters,
+          ...(kernel === spillSlotKernel ? { spill: s.locks } : {}),
+        } as never,
+        params: this.params(s, 0),
+        indirect: { buffer: q.args, offset: 0 },
+      });
+      run.queues = [qout, qin];
+    }
+    if (horton) this.restartStamps(encoder, s);
+    return run;
   }
 
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */

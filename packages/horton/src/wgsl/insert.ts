@@ -32,6 +32,8 @@ export const INSERTED = 0;
 export const EXISTED = 1;
 export const RETRY = 2;
 export const FULL = 3;
+/** The fast pass's answer for a key that found slots 0..6 of its Type A primary bucket taken. */
+export const SPILL = 4;
 
 /**
  * Bucket ownership for one insert round (`locks`: one stamp per bucket), by deterministic
@@ -92,6 +94,7 @@ const INSERTED: u32 = ${INSERTED}u;
 const EXISTED: u32 = ${EXISTED}u;
 const RETRY: u32 = ${RETRY}u;
 const FULL: u32 = ${FULL}u;
+const SPILL: u32 = ${SPILL}u;
 
 // The key's slot in its remap bucket (x Type B, entry set), as (bucket, slot), or NONE.
 fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
@@ -122,22 +125,19 @@ fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
   return RETRY;
 }
 
-// Horton: present (in its primary or remap bucket): EXISTED; a free primary slot claimed:
-// INSERTED; else RETRY (the locked rounds take it). Keys are only added here, into primary slots.
-fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
-  let x = primary_of(key);
-  let t = tag_of(key);
-  var s = slot_of(x, key);
-  if (s != NONE) {
-    if (assign) { store_value(x, s, value); }
-    return EXISTED;
+// The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
+// other than avoid and function skip; 0 when none has room.
+fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
+  var best = 0u;
+  var best_free = 0u;
+  for (var i = 1u; i <= FUNCTIONS; i++) {
+    if (i == skip) { continue; }
+    let w = secondary_of(x, t, i);
+    if (w == x || w == avoid) { continue; }
+    let f = free_count(w);
+    if (f >= need && f > best_free) { best = i; best_free = f; }
   }
-  let r = remapped_slot(x, t, key);
-  if (r.y != NONE) {
-    if (assign) { store_value(r.x, r.y, value); }
-    return EXISTED;
-  }
-  return claim_in(x, key, value, assign);
+  return best;
 }
 
 // BCHT: present in either bucket: EXISTED; the first bucket no fuller than the second: a claim
@@ -161,26 +161,60 @@ fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
   { requires: [bucketModule], needs: ['buckets'] },
 );
 
+/** The fast pass's Horton insert: a key placed only in its primary bucket's slots 0..6 (see spill.ts). */
+export const hortonPrimaryModule = wgslModule(
+  'horton.fast-primary',
+  /* wgsl */ `
+// Claims the first free slot among slots 0..6 of Type A or B bucket x, as claim_in. When they
+// are all taken and slot 7 of a Type A bucket is still free, the key SPILLs: it counts itself in
+// spill[x] and the spill passes decide between slot 7 and making x Type B (see spill.ts). Slot 7
+// is left to them, so the fast pass never fills a slot that a conversion would have to empty.
+fn claim_primary(x: u32, key: u32, value: u32, assign: bool) -> u32 {
+  var s = 0u;
+  for (var budget = 0u; budget < 64u && s < 7u; budget++) {
+    let c = atomicCompareExchangeWeak(&buckets[16u * x + 2u * s], EMPTY, key);
+    if (c.exchanged) {
+      atomicStore(&buckets[16u * x + 2u * s + 1u], value);
+      return INSERTED;
+    }
+    if (c.old_value == key) {
+      if (assign) { store_value(x, s, value); }
+      return EXISTED;
+    }
+    if (c.old_value != EMPTY) { s += 1u; }
+  }
+  if (s < 7u || key_at(x, 7u) != EMPTY) { return RETRY; }
+  atomicAdd(&spill[x], 1u);
+  return SPILL;
+}
+
+// Horton: present (in its primary or remap bucket): EXISTED; a free primary slot claimed:
+// INSERTED; else SPILL or RETRY (the spill passes and the locked rounds take it). Keys are only
+// added here, into primary slots.
+fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  let t = tag_of(key);
+  var s = slot_of(x, key);
+  if (s != NONE) {
+    if (assign) { store_value(x, s, value); }
+    return EXISTED;
+  }
+  let r = remapped_slot(x, t, key);
+  if (r.y != NONE) {
+    if (assign) { store_value(r.x, r.y, value); }
+    return EXISTED;
+  }
+  return claim_primary(x, key, value, assign);
+}
+`,
+  { requires: [hortonFastModule], needs: ['buckets', 'spill'] },
+);
+
 /** The locked insert of one key, Horton and BCHT modes (see the README for the algorithm). */
 export const lockedInsertModule = wgslModule(
   'horton.locked-insert',
   /* wgsl */ `
 const RETRY_SLOT: u32 = 0xfffffffeu;
-
-// The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
-// other than avoid and function skip; 0 when none has room.
-fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
-  var best = 0u;
-  var best_free = 0u;
-  for (var i = 1u; i <= FUNCTIONS; i++) {
-    if (i == skip) { continue; }
-    let w = secondary_of(x, t, i);
-    if (w == x || w == avoid) { continue; }
-    let f = free_count(w);
-    if (f >= need && f > best_free) { best = i; best_free = f; }
-  }
-  return best;
-}
 
 // Moves the group of keys (slot mask group) of bucket b that share entry (p, tg) to another
 // secondary bucket of that entry. The first freed slot, NONE (no room), or RETRY_SLOT.
@@ -298,6 +332,13 @@ fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
   return INSERTED;
 }
 
+// FULL for a key of entry (x, t) of owned x; an entry no key uses (group 0: set by a spill pass
+// whose claim then lost its slot) is cleared on the way, so lookups do not follow it.
+fn unused_full(x: u32, t: u32, group: u32) -> u32 {
+  if (group == 0u) { set_rea(x, with_entry(rea_of(x), t, 0u)); }
+  return FULL;
+}
+
 // Places key as a secondary key of entry (x, t) of owned Type B bucket x, without touching x's
 // slots: the entry's bucket if it has room (or can make room by moving out another entry's
 // group), else the entry's whole group moves, with the key, to a bucket that holds them all;
@@ -352,7 +393,7 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
     // No bucket of the entry has that much room: make it in one by moving other entries' groups
     // out (one level each), the emptiest candidate first.
     i = best_candidate(x, t, 1u, z, e);
-    if (i == 0u) { return FULL; }
+    if (i == 0u) { return unused_full(x, t, group); }
     let w = secondary_of(x, t, i);
     if (!own(w)) { return RETRY; }
     for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
@@ -360,7 +401,7 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
       if (f == RETRY_SLOT) { return RETRY; }
       if (f == NONE) { break; }
     }
-    if (free_count(w) < need) { return FULL; }
+    if (free_count(w) < need) { return unused_full(x, t, group); }
   }
   let w = secondary_of(x, t, i);
   if (!own(w)) { return RETRY; }
@@ -480,9 +521,9 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
 export const fastInsertKernel = defineKernel({
   name: 'horton.insert-fast',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { mode: 'horton', assign: false },
+  variant: { mode: 'horton', assign: false } as { mode: 'horton' | 'bcht'; assign: boolean },
   params: hortonParams,
-  bindings: {
+  bindings: (v: { mode: 'horton' | 'bcht' }) => ({
     params: uniform(),
     buckets: atomicsRW,
     keys: words,
@@ -490,7 +531,9 @@ export const fastInsertKernel = defineKernel({
     queue_out: atomicsRW,
     counters: atomicsRW,
     failed: atomicsRW,
-  },
+    // Horton: spill counts per bucket (the buckets' ownership stamps, cleared for the batch).
+    ...(v.mode === 'horton' ? { spill: atomicsRW } : {}),
+  }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
@@ -501,14 +544,17 @@ ${entry} {
     if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
     let r = ${v.mode === 'bcht' ? 'fast_insert_bcht' : 'fast_insert'}(key, values[i], ASSIGN);
     if (r == INSERTED) { count(T_ADDED, 1u); }
-    else if (r == RETRY) {
+    else if (r == RETRY || r == SPILL) {
       let at = atomicAdd(&queue_out[0], 1u);
       atomicStore(&queue_out[1u + at], i);
     }
   }
   flush_tallies(lid);
 }`,
-      { modules: [gridModule, hortonFastModule, talliesModule, failureListModule], constants: { ASSIGN: v.assign, PLAN: false } },
+      {
+        modules: [gridModule, v.mode === 'bcht' ? hortonFastModule : hortonPrimaryModule, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, PLAN: false },
+      },
     ),
 });
 

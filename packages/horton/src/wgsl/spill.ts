@@ -1,0 +1,175 @@
+import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { hortonFastModule, talliesModule } from './insert';
+import { hortonParams, WORKGROUP_SIZE } from './params';
+
+/**
+ * The spill passes: the keys the fast pass could not place in slots 0..6 of their primary bucket,
+ * placed without locks before the locked rounds see what is left. They run as dispatches of their
+ * own, so each reads a state no pass of its own kind is changing in a way that matters:
+ *
+ * 1. **Slot 7** (`spillSlotKernel`). `spill[x]` counts the keys that spilled from Type A bucket x.
+ *    One spilled key takes slot 7 (x stays Type A). Two or more make x Type B: its remap word is
+ *    zeroed and slot 7's key word becomes REMAP, unless x holds a secondary key (the paper's rule:
+ *    a bucket converts only when no secondary key in it can move out; the rounds try that move).
+ * 2. **Secondary placement** (`spillPlaceKernel`). A key whose primary bucket is Type B and full
+ *    sets its remap entry, if unset, to the least-loaded of its secondary buckets (a CAS on the
+ *    remap word: keys of one entry agree on the first function set), then claims a free slot there
+ *    in slot order. Copies of one key follow one entry to one bucket and race for one first free
+ *    slot, so a key is never stored twice. Every primary key of the batch was placed by the fast
+ *    pass or pass 1, so a secondary key takes only a slot no primary key of this batch wants.
+ *
+ * BCHT mode has one pass instead (`bchtSecondKernel`): a key the fast pass left because its
+ * second bucket was emptier claims a slot there, unless a copy of it reached the first bucket.
+ * Keys still without a slot go on to the locked rounds.
+ */
+
+const entry = entryPoint(WORKGROUP_SIZE);
+const atomicsRW = storage('read_write', 'atomic<u32>');
+const words = storage('read', 'u32');
+
+const queueBindings = {
+  params: uniform(),
+  buckets: atomicsRW,
+  keys: words,
+  values: words,
+  queue_in: words,
+  queue_out: atomicsRW,
+  counters: atomicsRW,
+} as const;
+
+/** A pass over the queued keys: `body` sets r (INSERTED, EXISTED or RETRY) for key i. */
+function queuePass(decls: string, body: string): string {
+  return /* wgsl */ `
+${decls}
+fn requeue(i: u32) {
+  let at = atomicAdd(&queue_out[0], 1u);
+  atomicStore(&queue_out[1u + at], i);
+}
+struct Cas { old_value: u32, exchanged: bool }
+// Compare-exchange that retries spurious failures (a bounded number of times).
+fn cas(w: u32, expected: u32, desired: u32) -> Cas {
+  var c = atomicCompareExchangeWeak(&buckets[w], expected, desired);
+  for (var k = 0u; k < 16u && !c.exchanged && c.old_value == expected; k++) {
+    c = atomicCompareExchangeWeak(&buckets[w], expected, desired);
+  }
+  return Cas(c.old_value, c.exchanged);
+}
+${entry} {
+  let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
+  ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
+    let i = queue_in[1u + j];
+    let key = keys[i];
+    var r = RETRY;
+    ${body}
+    if (r == INSERTED) { count(T_ADDED, 1u); }
+    else if (r == RETRY) { requeue(i); }
+  }
+  flush_tallies(lid);
+}`;
+}
+
+export const spillSlotKernel = defineKernel({
+  name: 'horton.spill-slot',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { assign: false },
+  params: hortonParams,
+  bindings: { ...queueBindings, spill: words },
+  source: (decls, v) =>
+    composeWgsl(
+      queuePass(
+        `${decls}
+// Whether Type A bucket x holds a key whose primary bucket is another one.
+fn holds_secondary(x: u32) -> bool {
+  for (var s = 0u; s < 7u; s++) {
+    let k = key_at(x, s);
+    if (!is_reserved(k) && primary_of(k) != x) { return true; }
+  }
+  return false;
+}`,
+        /* wgsl */ `
+    let x = primary_of(key);
+    let spilled = spill[x];
+    if (spilled == 1u) {
+      let c = cas(16u * x + 14u, EMPTY, key);
+      if (c.exchanged) {
+        atomicStore(&buckets[16u * x + 15u], values[i]);
+        r = INSERTED;
+      } else if (c.old_value == key) {
+        if (ASSIGN) { store_value(x, 7u, values[i]); }
+        r = EXISTED;
+      }
+    } else if (spilled >= 2u && key_at(x, 7u) == EMPTY && !holds_secondary(x)) {
+      // Every spilled key of x stores the same zero before trying the one conversion.
+      atomicStore(&buckets[16u * x + 15u], 0u);
+      if (cas(16u * x + 14u, EMPTY, REMAP).exchanged) { count(T_TO_B, 1u); }
+    }`,
+      ),
+      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+    ),
+});
+
+export const spillPlaceKernel = defineKernel({
+  name: 'horton.spill-place',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { assign: false },
+  params: hortonParams,
+  bindings: queueBindings,
+  source: (decls, v) =>
+    composeWgsl(
+      queuePass(
+        `${decls}
+// The function of entry (x, t): the one set, else the least-loaded candidate, set by CAS (0: none has room).
+fn entry_for(x: u32, t: u32) -> u32 {
+  var rea = rea_of(x);
+  var e = entry_of(rea, t);
+  if (e != 0u) { return e; }
+  let best = best_candidate(x, t, 1u, x, 0u);
+  if (best == 0u) { return 0u; }
+  for (var tries = 0u; tries < 32u; tries++) {
+    let c = atomicCompareExchangeWeak(&buckets[16u * x + 15u], rea, with_entry(rea, t, best));
+    if (c.exchanged) { return best; }
+    rea = c.old_value;
+    e = entry_of(rea, t);
+    if (e != 0u) { return e; }
+  }
+  return 0u;
+}`,
+        /* wgsl */ `
+    let x = primary_of(key);
+    // A full Type B x only: a free slot in x (a fast-pass claim that gave up early) is left to the
+    // rounds, as a copy of the key placed there would not be seen by one following the entry.
+    if (is_type_b(x) && free_slot(x) == NONE) {
+      let t = tag_of(key);
+      let e = entry_for(x, t);
+      if (e != 0u) { r = claim_in(secondary_of(x, t, e), key, values[i], ASSIGN); }
+    }`,
+      ),
+      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+    ),
+});
+
+export const bchtSecondKernel = defineKernel({
+  name: 'horton.bcht-second',
+  workgroupSize: WORKGROUP_SIZE,
+  variant: { assign: false },
+  params: hortonParams,
+  bindings: queueBindings,
+  source: (decls, v) =>
+    composeWgsl(
+      queuePass(
+        decls,
+        /* wgsl */ `
+    let b1 = primary_of(key);
+    let b2 = second_of(key);
+    let s1 = slot_of(b1, key);
+    if (s1 != NONE) {
+      if (ASSIGN) { store_value(b1, s1, values[i]); }
+      r = EXISTED;
+    } else if (b2 != b1 && free_count(b2) > 0u) {
+      r = claim_in(b2, key, values[i], ASSIGN);
+    }`,
+      ),
+      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+    ),
+});
