@@ -475,11 +475,18 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       },
     });
     const run: InsertRun = { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
-    const passes = horton ? [spillSlotKernel, spillPlaceKernel] : [bchtSecondKernel];
-    for (const kernel of passes) {
+    if (!this.profiling) this.encodeSpillPasses(encoder, run);
+    return run;
+  }
+
+  /** The lock-free passes over the keys the fast pass left (see spill.ts), then fresh stamps for the rounds. */
+  private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun): void {
+    const { s, keys, values } = run;
+    const horton = this.settings.mode === 'horton';
+    for (const kernel of horton ? [spillSlotKernel, spillPlaceKernel] : [bchtSecondKernel]) {
       const [qin, qout] = run.queues;
-      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: q.args }, invocations: 1 });
-      kernel.variant({ assign }).encode(this.gpu, encoder, {
+      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
+      kernel.variant({ assign: run.assign }).encode(this.gpu, encoder, {
         buffers: {
           buckets: s.buckets,
           keys,
@@ -490,12 +497,56 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
           ...(kernel === spillSlotKernel ? { spill: s.locks } : {}),
         } as never,
         params: this.params(s, 0),
-        indirect: { buffer: q.args, offset: 0 },
+        indirect: { buffer: run.args, offset: 0 },
       });
       run.queues = [qout, qin];
     }
     if (horton) this.restartStamps(encoder, s);
-    return run;
+  }
+
+  private profiling = false;
+
+  /**
+   * An insert batch (from an empty or filled table) stage by stage, each in its own submission:
+   * wall-clock ms of each (a GPU idle between them; for benchmarks' breakdowns, not for rates) and
+   * the keys queued after it. Stages: fast pass, spill passes, then rounds in chunks of 8.
+   */
+  async profileInsert(keys: GPUBuffer, values: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>> {
+    const out: Array<{ stage: string; ms: number; queued: number }> = [];
+    const step = async (stage: string, encode: (encoder: GPUCommandEncoder) => void, run?: InsertRun) => {
+      const encoder = this.gpu.device.createCommandEncoder();
+      encode(encoder);
+      const t0 = performance.now();
+      this.gpu.submit([encoder.finish()]);
+      await this.gpu.finish();
+      const ms = performance.now() - t0;
+      const queued = run ? (new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number) : 0;
+      out.push({ stage, ms, queued });
+    };
+    await step('reset', (e) => this.failures.encodeReset(e, n));
+    let run: InsertRun | undefined;
+    this.profiling = true;
+    try {
+      const encoder = this.gpu.device.createCommandEncoder();
+      run = this.startInsert(encoder, this.store, keys, values, n, false);
+      const t0 = performance.now();
+      this.gpu.submit([encoder.finish()]);
+      await this.gpu.finish();
+      out.push({
+        stage: 'fast',
+        ms: performance.now() - t0,
+        queued: new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number,
+      });
+    } finally {
+      this.profiling = false;
+    }
+    const r = run as InsertRun;
+    await step('spill', (e) => this.encodeSpillPasses(e, r), r);
+    for (let done = 0; done < INSERT_ROUNDS; done += 8) {
+      await step(`rounds ${done + 1}-${done + 8}`, (e) => this.encodeRounds(e, r, 8, done + 8 >= INSERT_ROUNDS), r);
+    }
+    await this.refresh();
+    return out;
   }
 
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */

@@ -1,0 +1,57 @@
+/**
+ * Where a Horton insert batch spends its time: the fast pass, the spill passes and the locked
+ * rounds, each stage in its own submission (wall-clock ms, so a breakdown rather than a rate), with
+ * the keys still queued after each; then the whole batch as one timed submission (GPU timestamps).
+ * Builds from empty to each load, keys fmix32(2j + 1) as apps/bench.
+ *   node perf-horton.mjs [log2 capacity] [loads] [modes]
+ */
+
+import { requestGpu } from '@gpuhash/core';
+import { type HortonMode, HortonTable } from '@gpuhash/horton';
+import { fmix32 } from '@gpuhash/kernels';
+
+const gpu = await requestGpu({ allowSoftware: true });
+console.log(`device: ${gpu.describe()}`);
+const log2 = Number(process.argv[2] ?? (gpu.isSoftware ? 14 : 27));
+const loads = (process.argv[3] ?? '0.5,0.9').split(',').map(Number);
+const modes = (process.argv[4] ?? 'horton,bcht').split(',') as HortonMode[];
+const capacity = 2 ** log2;
+const nMax = Math.floor(Math.max(...loads) * capacity);
+const keys = new Uint32Array(nMax);
+for (let j = 0, i = 0; i < nMax; j++) {
+  const k = fmix32(2 * j + 1);
+  if (k < 0xfffffffd) keys[i++] = k;
+}
+const dk = gpu.upload(keys);
+
+type Profiled = { profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>> };
+
+for (const mode of modes) {
+  const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
+  table.reserveBatch(nMax);
+  const engine = (table as unknown as { engine: Profiled }).engine;
+  for (const load of loads) {
+    const n = Math.floor(load * capacity);
+    await table.clear();
+    const stages = await engine.profileInsert(dk.buffer, dk.buffer, n);
+    const size = table.size;
+    console.log(
+      `${mode} 2^${log2} load ${load}: ${stages.map((s) => `${s.stage} ${s.ms.toFixed(2)} ms (${s.queued} left)`).join('; ')}; size ${size} of ${n}`,
+    );
+    await table.clear();
+    const timer = gpu.createTimer(4);
+    const enc = gpu.device.createCommandEncoder();
+    table.encodeInsert(enc, dk.buffer, dk.buffer, n, { timestampWrites: timer.slot('insert') });
+    timer.resolve(enc);
+    gpu.submit([enc.finish()]);
+    timer.submitted();
+    const t = await timer.read();
+    timer.destroy();
+    const ms = t.passes[0]?.ms ?? Number.NaN;
+    console.log(
+      `${mode} 2^${log2} load ${load}: one submission ${ms.toFixed(2)} ms = ${(n / ms / 1e6).toFixed(2)} G/s, size ${table.size}`,
+    );
+  }
+  table.destroy();
+}
+process.exit(0);
