@@ -96,21 +96,33 @@ const RETRY: u32 = ${RETRY}u;
 const FULL: u32 = ${FULL}u;
 const SPILL: u32 = ${SPILL}u;
 
-// The key's slot in its remap bucket (x Type B, entry set), as (bucket, slot), or NONE.
-fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
-  if (!is_type_b(x)) { return vec2<u32>(NONE, NONE); }
+const GAVE_UP: u32 = 5u;
+fn settled(r: u32) -> u32 { return select(r, RETRY, r == GAVE_UP); }
+
+// The key's slot in the remap bucket of its entry in Type B bucket x, as (bucket, slot), or NONE.
+fn entry_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
   let e = entry_of(rea_of(x), t);
   if (e == 0u) { return vec2<u32>(NONE, NONE); }
   let y = secondary_of(x, t, e);
   return vec2<u32>(y, slot_of(y, key));
 }
 
-// Claims the first free slot of b for key, in slot order: INSERTED, EXISTED (another copy of the
-// key claimed first) or RETRY (no free slot). Two copies of one key race for the same first free
-// slot, so they never both claim one.
-fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
-  var s = 0u;
-  for (var budget = 0u; budget < 64u && s < 8u; budget++) {
+// The key's slot in its remap bucket (x Type B, entry set), as (bucket, slot), or NONE.
+fn remapped_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
+  if (!is_type_b(x)) { return vec2<u32>(NONE, NONE); }
+  return entry_slot(x, t, key);
+}
+
+// Claims for key, in slot order, the first of the slots in mask free (those a read of bucket b
+// found free) still free: INSERTED, EXISTED (another copy of the key took it first), RETRY (all
+// taken) or GAVE_UP (spurious compare-exchange failures used the budget). During an insert pass a
+// slot only goes from free to taken, so a slot read as taken is not tried; two copies of one key
+// both try every slot either of them can take, in one order, so they meet at the first and never
+// both claim one. Only compare-exchanges on slots that looked free: each costs an atomic round trip.
+fn claim_mask(b: u32, free: u32, key: u32, value: u32, assign: bool) -> u32 {
+  var m = free;
+  for (var budget = 0u; budget < 64u && m != 0u; budget++) {
+    let s = countTrailingZeros(m);
     let c = atomicCompareExchangeWeak(&buckets[16u * b + 2u * s], EMPTY, key);
     if (c.exchanged) {
       atomicStore(&buckets[16u * b + 2u * s + 1u], value);
@@ -120,9 +132,25 @@ fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
       if (assign) { store_value(b, s, value); }
       return EXISTED;
     }
-    if (c.old_value != EMPTY) { s += 1u; } // taken by another key (a spurious failure tries again)
+    if (c.old_value != EMPTY) { m &= m - 1u; } // taken by another key (a spurious failure tries again)
   }
-  return RETRY;
+  return select(GAVE_UP, RETRY, m == 0u);
+}
+
+// Claims the first free slot of b for key (claim_mask over one read of b): INSERTED, EXISTED or
+// RETRY (no free slot, or too many spurious failures).
+fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
+  var free = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(b, s);
+    if (k == key) {
+      if (assign) { store_value(b, s, value); }
+      return EXISTED;
+    }
+    if (k == EMPTY) { free |= 1u << s; }
+  }
+  if (free == 0u) { return RETRY; }
+  return settled(claim_mask(b, free, key, value, assign));
 }
 
 // The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
@@ -165,46 +193,38 @@ fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
 export const hortonPrimaryModule = wgslModule(
   'horton.fast-primary',
   /* wgsl */ `
-// Claims the first free slot among slots 0..6 of Type A or B bucket x, as claim_in. When they
+// Horton's fast insert, from one read of the primary bucket x: present (in x or its remap
+// bucket): EXISTED; else the first free slot among slots 0..6 claimed: INSERTED. When slots 0..6
 // are all taken and slot 7 of a Type A bucket is still free, the key SPILLs: it counts itself in
 // spill[x] and the spill passes decide between slot 7 and making x Type B (see spill.ts). Slot 7
 // is left to them, so the fast pass never fills a slot that a conversion would have to empty.
-fn claim_primary(x: u32, key: u32, value: u32, assign: bool) -> u32 {
-  var s = 0u;
-  for (var budget = 0u; budget < 64u && s < 7u; budget++) {
-    let c = atomicCompareExchangeWeak(&buckets[16u * x + 2u * s], EMPTY, key);
-    if (c.exchanged) {
-      atomicStore(&buckets[16u * x + 2u * s + 1u], value);
-      return INSERTED;
-    }
-    if (c.old_value == key) {
+// Else RETRY: the locked rounds take it. Keys are only added here, into primary slots.
+fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
+  let x = primary_of(key);
+  var free = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(x, s);
+    if (k == key) {
       if (assign) { store_value(x, s, value); }
       return EXISTED;
     }
-    if (c.old_value != EMPTY) { s += 1u; }
+    if (k == EMPTY) { free |= 1u << s; }
   }
-  if (s < 7u || key_at(x, 7u) != EMPTY) { return RETRY; }
-  atomicAdd(&spill[x], 1u);
-  return SPILL;
-}
-
-// Horton: present (in its primary or remap bucket): EXISTED; a free primary slot claimed:
-// INSERTED; else SPILL or RETRY (the spill passes and the locked rounds take it). Keys are only
-// added here, into primary slots.
-fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
-  let x = primary_of(key);
-  let t = tag_of(key);
-  var s = slot_of(x, key);
-  if (s != NONE) {
-    if (assign) { store_value(x, s, value); }
-    return EXISTED;
+  let k7 = key_at(x, 7u);
+  if (k7 == REMAP) {
+    let r = entry_slot(x, tag_of(key), key);
+    if (r.y != NONE) {
+      if (assign) { store_value(r.x, r.y, value); }
+      return EXISTED;
+    }
   }
-  let r = remapped_slot(x, t, key);
-  if (r.y != NONE) {
-    if (assign) { store_value(r.x, r.y, value); }
-    return EXISTED;
+  var r = RETRY;
+  if ((free & 0x7fu) != 0u) { r = claim_mask(x, free & 0x7fu, key, value, assign); }
+  if (r == RETRY && k7 == EMPTY) {
+    atomicAdd(&spill[x], 1u);
+    return SPILL;
   }
-  return claim_primary(x, key, value, assign);
+  return settled(r);
 }
 `,
   { requires: [hortonFastModule], needs: ['buckets', 'spill'] },
