@@ -1,11 +1,13 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import {
+  chunkLoop,
   composeWgsl,
   entryPoint,
   failureListModule,
   gridModule,
   gridStrideLoop,
   wgslModule,
+  workgroupAppendModule,
   workgroupTalliesModule,
 } from '@gpuhash/kernels';
 import { bucketModule } from './common';
@@ -559,20 +561,31 @@ export const fastInsertKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 ${entry} {
-  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
-    let key = keys[i];
-    if (is_reserved(key)) { report_failure(i | FAILURE_RESERVED); continue; }
-    let r = ${v.mode === 'bcht' ? 'fast_insert_bcht' : 'fast_insert'}(key, values[i], ASSIGN);
-    if (r == INSERTED) { count(T_ADDED, 1u); }
-    else if (r == RETRY || r == SPILL) {
-      let at = atomicAdd(&queue_out[0], 1u);
-      atomicStore(&queue_out[1u + at], i);
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    var queue = false;
+    if (i < params.n) {
+      let key = keys[i];
+      if (is_reserved(key)) {
+        report_failure(i | FAILURE_RESERVED);
+      } else {
+        let r = ${v.mode === 'bcht' ? 'fast_insert_bcht' : 'fast_insert'}(key, values[i], ASSIGN);
+        if (r == INSERTED) { count(T_ADDED, 1u); }
+        queue = r == RETRY || r == SPILL;
+      }
     }
+    append_queue_out(queue, i, lid);
   }
   flush_tallies(lid);
 }`,
       {
-        modules: [gridModule, v.mode === 'bcht' ? hortonFastModule : hortonPrimaryModule, talliesModule, failureListModule],
+        modules: [
+          gridModule,
+          v.mode === 'bcht' ? hortonFastModule : hortonPrimaryModule,
+          talliesModule,
+          failureListModule,
+          workgroupAppendModule('queue_out'),
+        ],
         constants: { ASSIGN: v.assign, PLAN: false },
       },
     ),

@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, entryPoint, gridModule, workgroupAppendModule } from '@gpuhash/kernels';
 import { hortonFastModule, talliesModule } from './insert';
 import { hortonParams, WORKGROUP_SIZE } from './params';
 
@@ -42,10 +42,6 @@ const queueBindings = {
 function queuePass(decls: string, body: string): string {
   return /* wgsl */ `
 ${decls}
-fn requeue(i: u32) {
-  let at = atomicAdd(&queue_out[0], 1u);
-  atomicStore(&queue_out[1u + at], i);
-}
 struct Cas { old_value: u32, exchanged: bool }
 // Compare-exchange that retries spurious failures (a bounded number of times).
 fn cas(w: u32, expected: u32, desired: u32) -> Cas {
@@ -57,13 +53,18 @@ fn cas(w: u32, expected: u32, desired: u32) -> Cas {
 }
 ${entry} {
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
-  ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
-    let i = queue_in[1u + j];
-    let key = keys[i];
-    var r = RETRY;
-    ${body}
-    if (r == INSERTED) { count(T_ADDED, 1u); }
-    else if (r == RETRY) { requeue(i); }
+  ${chunkLoop('n', WORKGROUP_SIZE)} {
+    let j = base + lid;
+    var i = 0u;
+    var r = EXISTED;
+    if (j < n) {
+      i = queue_in[1u + j];
+      let key = keys[i];
+      r = RETRY;
+      ${body}
+      if (r == INSERTED) { count(T_ADDED, 1u); }
+    }
+    append_queue_out(r == RETRY, i, lid);
   }
   flush_tallies(lid);
 }`;
@@ -105,7 +106,10 @@ fn holds_secondary(x: u32) -> bool {
       if (cas(16u * x + 14u, EMPTY, REMAP).exchanged) { count(T_TO_B, 1u); }
     }`,
       ),
-      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+      {
+        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        constants: { ASSIGN: v.assign, PLAN: false },
+      },
     ),
 });
 
@@ -145,7 +149,10 @@ fn entry_for(x: u32, t: u32) -> u32 {
       if (e != 0u) { r = claim_in(secondary_of(x, t, e), key, values[i], ASSIGN); }
     }`,
       ),
-      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+      {
+        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        constants: { ASSIGN: v.assign, PLAN: false },
+      },
     ),
 });
 
@@ -170,6 +177,9 @@ export const bchtSecondKernel = defineKernel({
       r = claim_in(b2, key, values[i], ASSIGN);
     }`,
       ),
-      { modules: [gridModule, hortonFastModule, talliesModule], constants: { ASSIGN: v.assign, PLAN: false } },
+      {
+        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        constants: { ASSIGN: v.assign, PLAN: false },
+      },
     ),
 });
