@@ -483,10 +483,16 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun): void {
     const { s, keys, values } = run;
     const horton = this.settings.mode === 'horton';
-    for (const kernel of horton ? [spillSlotKernel, spillPlaceKernel] : [bchtSecondKernel]) {
+    const passes = horton
+      ? [
+          spillSlotKernel.variant({ assign: run.assign }),
+          ...[false, true].map((repoint) => spillPlaceKernel.variant({ assign: run.assign, repoint })),
+        ]
+      : [bchtSecondKernel.variant({ assign: run.assign })];
+    for (const [p, kernel] of passes.entries()) {
       const [qin, qout] = run.queues;
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
-      kernel.variant({ assign: run.assign }).encode(this.gpu, encoder, {
+      kernel.encode(this.gpu, encoder, {
         buffers: {
           buckets: s.buckets,
           keys,
@@ -494,7 +500,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
           queue_in: qin,
           queue_out: qout,
           counters: s.counters,
-          ...(kernel === spillSlotKernel ? { spill: s.locks } : {}),
+          ...(horton && p === 0 ? { spill: s.locks } : {}),
         } as never,
         params: this.params(s, 0),
         indirect: { buffer: run.args, offset: 0 },

@@ -493,6 +493,13 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
     return INSERTED;
   }
   if (!is_type_b(x)) { return convert(x, t, key, value); }
+  // A Type B bucket none of whose entries is set (its keys found no secondary room after a spill
+  // pass converted it): back to Type A, and the key takes slot 7.
+  if (rea_of(x) == 0u) {
+    put(x, 7u, key, value);
+    if (!PLAN) { count(T_TO_A, 1u); }
+    return INSERTED;
+  }
   return secondary_insert(x, t, key, value);
 }
 

@@ -12,7 +12,8 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  *    One spilled key takes slot 7 (x stays Type A). Two or more make x Type B: its remap word is
  *    zeroed and slot 7's key word becomes REMAP, unless x holds a secondary key (the paper's rule:
  *    a bucket converts only when no secondary key in it can move out; the rounds try that move).
- * 2. **Secondary placement** (`spillPlaceKernel`). A key whose primary bucket is Type B and full
+ * 2. **Secondary placement** (`spillPlaceKernel`, twice: the second time an entry whose bucket
+ *    filled before any key of it got in is pointed at another candidate first). A key whose primary bucket is Type B and full
  *    sets its remap entry, if unset, to the least-loaded of its secondary buckets (a CAS on the
  *    remap word: keys of one entry agree on the first function set), then claims a free slot there
  *    in slot order. Copies of one key follow one entry to one bucket and race for one first free
@@ -116,7 +117,7 @@ fn holds_secondary(x: u32) -> bool {
 export const spillPlaceKernel = defineKernel({
   name: 'horton.spill-place',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false },
+  variant: { assign: false, repoint: false },
   params: hortonParams,
   bindings: queueBindings,
   source: (decls, v) =>
@@ -138,6 +139,30 @@ fn entry_for(x: u32, t: u32) -> u32 {
     if (e != 0u) { return e; }
   }
   return 0u;
+}
+// Whether bucket z holds a key of entry (x, t).
+fn group_in(z: u32, x: u32, t: u32) -> bool {
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(z, s);
+    if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { return true; }
+  }
+  return false;
+}
+// The entry's function once more (REPOINT): an entry whose bucket filled up before any key of it
+// got in points at another candidate with room instead (one CAS on the remap word). Nothing else
+// claims in a full bucket, so a group seen empty stays empty while keys of the entry follow it.
+fn repointed(x: u32, t: u32, e: u32) -> u32 {
+  let z = secondary_of(x, t, e);
+  if (free_count(z) != 0u || group_in(z, x, t)) { return e; }
+  let best = best_candidate(x, t, 1u, z, e);
+  if (best == 0u) { return e; }
+  var rea = rea_of(x);
+  for (var tries = 0u; tries < 32u && entry_of(rea, t) == e; tries++) {
+    let c = atomicCompareExchangeWeak(&buckets[16u * x + 15u], rea, with_entry(rea, t, best));
+    if (c.exchanged) { return best; }
+    rea = c.old_value;
+  }
+  return entry_of(rea, t);
 }`,
         /* wgsl */ `
     let x = primary_of(key);
@@ -145,13 +170,14 @@ fn entry_for(x: u32, t: u32) -> u32 {
     // rounds, as a copy of the key placed there would not be seen by one following the entry.
     if (is_type_b(x) && free_slot(x) == NONE) {
       let t = tag_of(key);
-      let e = entry_for(x, t);
+      var e = entry_for(x, t);
+      if (REPOINT && e != 0u) { e = repointed(x, t, e); }
       if (e != 0u) { r = claim_in(secondary_of(x, t, e), key, values[i], ASSIGN); }
     }`,
       ),
       {
         modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
-        constants: { ASSIGN: v.assign, PLAN: false },
+        constants: { ASSIGN: v.assign, PLAN: false, REPOINT: v.repoint },
       },
     ),
 });
