@@ -348,11 +348,11 @@ async function main(): Promise<void> {
         const kp = part.split(keys);
         const vp = part.split(values);
         const perShard = await Promise.all(
-          kp.map((k, s) =>
-            workers
-              .run<{ ms: number; wrong: number }>(s, 'timeFind', k, vp[s], args.reps, warmupMs)
-              .then((t) => ({ ...t, count: k.length })),
-          ),
+          kp.map((k, s) => {
+            // The keys move to the worker (between threads the array is detached): count them first.
+            const count = k.length;
+            return workers.run<{ ms: number; wrong: number }>(s, 'timeFind', k, vp[s], args.reps, warmupMs).then((t) => ({ ...t, count }));
+          }),
         );
         rows.push({
           gpus: G,
