@@ -1,6 +1,9 @@
-import { type DeviceArray, type Gpu, Op, requestGpu, requestGpus, ShardError } from '@gpuhash/core';
+import { type DeviceArray, type Dictionary, type Gpu, Op, requestGpu, requestGpus, ShardError } from '@gpuhash/core';
+import { HiveTable } from '@gpuhash/hive';
 import { HkvCache } from '@gpuhash/hkv';
+import { HortonTable } from '@gpuhash/horton';
 import { LinearProbeTable } from '@gpuhash/linear-probe';
+import { SlabHashMap } from '@gpuhash/slab';
 import { type CheckContext, check, defineChecks, expectMatchesModel, type Rng, TableModel } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { HostPartition, SHARD_SEED, ShardedCache, ShardedTable, shardOf } from '../src/index';
@@ -249,6 +252,39 @@ export const shardedChecks = defineChecks('sharded', [
         }
       } finally {
         table.destroy();
+      }
+    },
+  },
+  {
+    name: 'every table design serves as a shard (hive, slab, horton), reserved keys learnt from it',
+    async run({ gpu, rng }) {
+      const gpus = await twoGpus(gpu);
+      const designs: Array<[string, (g: Gpu) => Promise<Dictionary>]> = [
+        ['hive', (g) => HiveTable.create(g, { capacity: 4096 })],
+        ['slab', (g) => SlabHashMap.create(g, { capacity: 4096 })],
+        ['horton', (g) => HortonTable.create(g, { capacity: 4096 })],
+      ];
+      for (const [name, factory] of designs) {
+        const table = await ShardedTable.create(gpus, factory);
+        try {
+          const keys = keysOf(rng, 1500);
+          const values = rng.u32Array(1500);
+          const r = await table.insert(keys.subarray(0, 1000), values.subarray(0, 1000));
+          check(r.inserted === 1000 && r.failed.length === 0, `${name}: inserted ${r.inserted}, failed ${r.failed.length}`);
+          const got = await table.find(keys);
+          for (let i = 0; i < keys.length; i++) {
+            const hit = i < 1000;
+            if (got.found[i] !== (hit ? 1 : 0) || (hit && got.values[i] !== values[i])) throw new Error(`${name}: key ${i}`);
+          }
+          check((await table.erase(keys.subarray(0, 500))) === 500 && table.size === 500, `${name}: erase`);
+          let refused: unknown;
+          await table.insert(new Uint32Array([1, 0xffffffff]), new Uint32Array(2)).catch((e: unknown) => {
+            refused = e;
+          });
+          check((refused as { code?: string })?.code === 'RESERVED_KEY', `${name}: a reserved key is refused: ${String(refused)}`);
+        } finally {
+          table.destroy();
+        }
       }
     },
   },
