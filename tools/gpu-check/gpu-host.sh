@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU-host session in one command (device time is scarce): check suites at scale,
-# optionally the insert-variant comparison (PERF=1) and Hive's per-pass profile (HIVE_PERF=1), and the full benchmark. Expects .gpu-bundle/
+# optionally the insert-variant comparison (PERF=1), Hive's per-pass profile (HIVE_PERF=1) and the sharded
+# table over every GPU (SHARDED=1: two more files, perf-sharded.log and .json, so pair it with BENCH=0
+# or fewer CHECKS), and the full benchmark. Expects .gpu-bundle/
 # made by tools/gpu-check/pack-all.sh and writes everything under $OUT (at most 8 files; svg.tgz
 # holds the bench's charts and, where nvidia-smi exists, clocks.csv: the GPU's clocks during it).
 #   BENCH=0 skips the benchmark; CHECKS=none skips the checks (an empty CHECKS means the default set).
@@ -22,6 +24,11 @@ done > "$OUT/check.log" 2>&1
 [ "${PERF:-0}" = 1 ] && "$B/node" "$B/perf-insert.mjs" 27 > "$OUT/perf-insert.log" 2>&1
 # Hive's per-pass profile (perf-hive.ts): HIVE_PERF=1.
 [ "${HIVE_PERF:-0}" = 1 ] && "$B/node" "$B/perf-hive.mjs" 27 > "$OUT/perf-hive.log" 2>&1
+# The sharded table over every GPU (perf-sharded.ts; needs Mesa's device-select layer): SHARDED=1.
+if [ "${SHARDED:-0}" = 1 ]; then
+  . "$(dirname "$0")/device-select.sh" > "$OUT/perf-sharded.log" 2>&1
+  "$B/node" "$B/perf-sharded.mjs" --json "$OUT/perf-sharded.json" >> "$OUT/perf-sharded.log" 2>&1
+fi
 if [ "${BENCH:-1}" = 1 ]; then
   # The GPU's clocks during the run (nvidia-smi, every 200 ms), beside the bench log's timed lines:
   # a row measured while the clock was still coming back from idle shows there.

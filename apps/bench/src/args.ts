@@ -70,6 +70,7 @@ suites:
                          2^${SUITES.quick.capacityLog2} slots, loads ${SUITES.quick.loads.join(',')}, ${SUITES.quick.reps} reps
   full                   2^${SUITES.full.capacityLog2} slots, loads ${SUITES.full.loads.join(',')}, ${SUITES.full.reps} reps (a GPU)
   hkv [quick|full]       HierarchicalKV's cache workloads (gpuhash-bench hkv --help)
+  sharded [quick|full]   one table sharded over 1 and N GPUs (gpuhash-bench sharded --help)
 
 options:
   --table NAMES          comma-separated tables (default all): ${known.tables.join(', ')}

@@ -13,6 +13,7 @@ import { formatTerminal } from './report/terminal';
 import { type BenchReport, type ResultRow, SCHEMA_VERSION, type SkippedRow, validateReport } from './results';
 import { measureRoofline } from './roofline';
 import { countSteps, type RunPlan, runTable } from './runner';
+import { runShardedBench } from './sharded/suite';
 import { TABLES } from './tables';
 import type { TableEntry } from './tables/types';
 import { selectWorkloads, WORKLOADS, workloadNames } from './workloads';
@@ -81,6 +82,8 @@ export async function main(argv: readonly string[], overrides: Partial<MainIo> =
   const io = { ...defaultIo(), ...overrides };
   // HKV is a cache, not a Dictionary: its workloads are a suite of their own.
   if (argv[0] === 'hkv') return runHkvBench(argv.slice(1), io, io.gpu ? [] : DAWN_OPTIONS);
+  // One table sharded over the host's GPUs: its own suite, on every GPU (@gpuhash/sharded).
+  if (argv[0] === 'sharded') return runShardedBench(argv.slice(1), io, DAWN_OPTIONS);
   const tables = io.tables ?? TABLES;
   const known: Known = { tables: tables.map((t) => t.name), workloads: workloadNames(WORKLOADS) };
   let options: Options;

@@ -20,6 +20,7 @@ const PAGES = [
   { path: '/guides/horton.html', heading: 'horton' },
   { path: '/guides/core.html', heading: 'core' },
   { path: '/guides/kernels.html', heading: 'kernels' },
+  { path: '/guides/sharding.html', heading: 'sharded' },
   { path: '/api/', heading: 'API reference' },
   { path: '/api/core.html', heading: '@gpuhash/core' },
   { path: '/api/kernels.html', heading: '@gpuhash/kernels' },

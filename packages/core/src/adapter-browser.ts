@@ -23,3 +23,14 @@ export const requestNodeAdapter: typeof NodeAdapter.requestNodeAdapter = async (
     "this is @gpuhash/core's browser build, which has no Node support (Dawn): Node resolves the package's `node` export condition; a bundle meant for Node must be built for Node (esbuild --platform=node, Vite SSR).",
   );
 };
+
+export type { HostGpu } from './adapter-node';
+
+/** Node only: a browser sees one GPU, through navigator.gpu, and no PCI bus. */
+export const listHostGpus: typeof NodeAdapter.listHostGpus = async () => [];
+
+export const gpuSelectionEnv: typeof NodeAdapter.gpuSelectionEnv = () => ({});
+
+export const findDeviceSelectLayer: typeof NodeAdapter.findDeviceSelectLayer = async () => undefined;
+
+export const setProcessEnv: typeof NodeAdapter.setProcessEnv = () => () => {};

@@ -128,3 +128,111 @@ export async function requestNodeAdapter(options: {
   options.log(`gpuhash: no hardware GPU found; using the SwiftShader software driver (${icd}).`);
   return { adapter, software: true, fallbackIcd: icd };
 }
+
+// ---- several GPUs of one host -------------------------------------------------------------------
+
+/** A GPU of this host, as the PCI bus lists it (Linux: /sys/bus/pci/devices). */
+export interface HostGpu {
+  /** The PCI address, 'DDDD:BB:DD.F' in lower case ('0000:3b:00.0'). */
+  pciBusId: string;
+  /** PCI vendor and device ids (0x10de is NVIDIA, 0x1002 AMD, 0x8086 Intel). */
+  vendorId: number;
+  deviceId: number;
+  /** Vendor name as WebGPU adapters report it ('nvidia'), when the vendor id is a known one. */
+  vendor: string | undefined;
+}
+
+/** PCI vendor ids of GPU makers, as WebGPU names them in `adapter.info.vendor`. */
+const GPU_VENDORS: Record<number, string> = { 4318: 'nvidia', 4098: 'amd', 32902: 'intel', 5045: 'arm', 20803: 'qualcomm' };
+
+/**
+ * The GPUs of this host: PCI display controllers (class 0x03) of a GPU maker, in bus order (which is
+ * also nvidia-smi's order). Server boards' management VGA chips (ASPEED, Matrox) are left out: they
+ * have no Vulkan driver. Empty off Linux, or where /sys cannot be read.
+ */
+export async function listHostGpus(): Promise<HostGpu[]> {
+  if (process.platform !== 'linux') return [];
+  const { readdirSync, readFileSync } = await fs();
+  const root = '/sys/bus/pci/devices';
+  let entries: string[];
+  try {
+    entries = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const found: HostGpu[] = [];
+  for (const address of entries.sort()) {
+    try {
+      const read = (file: string) => Number.parseInt(readFileSync(`${root}/${address}/${file}`, 'utf8').trim(), 16);
+      if (read('class') >> 16 !== 0x03) continue;
+      const vendorId = read('vendor');
+      const vendor = GPU_VENDORS[vendorId];
+      if (!vendor) continue;
+      found.push({ pciBusId: address.toLowerCase(), vendorId, deviceId: read('device'), vendor });
+    } catch {}
+  }
+  return found;
+}
+
+/**
+ * The environment that ties the next Vulkan instance of a process to one GPU through Mesa's
+ * device-select layer (`DRI_PRIME=pci-DDDD_BB_DD_F` and `MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE=1`):
+ * the instance then sees that GPU only. The layer reads it when the instance is created.
+ */
+export function gpuSelectionEnv(gpu: Pick<HostGpu, 'pciBusId'>): Record<string, string> {
+  return {
+    DRI_PRIME: `pci-${gpu.pciBusId.replace(/[:.]/g, '_')}`,
+    MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE: '1',
+  };
+}
+
+/**
+ * The manifest of Mesa's Vulkan device-select layer (Debian's `mesa-vulkan-drivers`) if it is
+ * installed as an implicit layer where the Vulkan loader looks (the XDG config and data folders,
+ * /etc/vulkan and /usr/share/vulkan's implicit_layer.d); undefined otherwise. Without it, the GPUs
+ * of a host with several identical ones cannot be told apart: Dawn opens the first one only.
+ */
+export async function findDeviceSelectLayer(): Promise<string | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  const { readdirSync, readFileSync } = await fs();
+  const env = process.env;
+  const home = env.HOME ?? '';
+  const dirs = [
+    env.XDG_CONFIG_HOME ?? `${home}/.config`,
+    ...(env.XDG_CONFIG_DIRS ?? '/etc/xdg').split(':'),
+    '/etc',
+    env.XDG_DATA_HOME ?? `${home}/.local/share`,
+    ...(env.XDG_DATA_DIRS ?? '/usr/local/share:/usr/share').split(':'),
+  ]
+    .filter((d) => d.startsWith('/'))
+    .map((d) => `${d}/vulkan/implicit_layer.d`);
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const file of files.filter((f) => f.endsWith('.json'))) {
+      try {
+        if (readFileSync(`${dir}/${file}`, 'utf8').includes('VK_LAYER_MESA_device_select')) return `${dir}/${file}`;
+      } catch {}
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Sets environment variables of this process (the real environment, which the Vulkan loader and
+ * its layers read) and returns a function that puts the old values back.
+ */
+export function setProcessEnv(vars: Record<string, string>): () => void {
+  const old = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  return () => {
+    for (const [k, v] of Object.entries(old)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}

@@ -15,6 +15,7 @@ export type GpuhashErrorCode =
   | 'RESERVED_KEY'
   | 'TABLE_BUSY'
   | 'CAPACITY'
+  | 'SHARD_FAILED'
   | 'INTERNAL';
 
 /**
@@ -173,6 +174,55 @@ export class CapacityError extends GpuhashError {
   constructor(message: string) {
     super('CAPACITY', message);
     this.name = 'CapacityError';
+  }
+}
+
+/**
+ * A shard of a sharded table failed: its device was lost, its worker thread or process died, or
+ * its table threw. The operation's entries routed to the healthy shards were applied (`partial`
+ * says what they did, in the caller's batch order, where the operation got that far); the entries
+ * routed to the failed shards (`indices`) may or may not have been: nothing else is unknown. Later
+ * operations that touch a dead shard fail the same way; those that touch only live shards go on.
+ */
+export class ShardError extends GpuhashError {
+  /** The first failed shard, and every shard that failed in this operation (ascending). */
+  readonly shard: number;
+  readonly shards: readonly number[];
+  readonly operation: string;
+  /** Batch indices routed to the failed shards, ascending: their outcome is unknown. */
+  readonly indices: Uint32Array;
+  /** What the operation did on the healthy shards (an insert's, find's or apply's result, an erase's count), if anything. */
+  readonly partial: unknown;
+  /** Whether the failed shards are gone for good (a lost device, a dead worker) rather than one operation's error. */
+  readonly dead: boolean;
+  constructor(
+    operation: string,
+    shards: readonly number[],
+    indices: Uint32Array,
+    cause: unknown,
+    options: { partial?: unknown; dead: boolean },
+  ) {
+    const first = shards[0] ?? -1;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const which = shards.length > 1 ? `shards ${shards.join(', ')} failed` : `shard ${first} failed`;
+    super(
+      'SHARD_FAILED',
+      `${operation}: ${which} (${why}); ${indices.length} ${indices.length === 1 ? 'entry' : 'entries'} of this batch went to ${
+        shards.length > 1 ? 'them' : 'it'
+      } and may or may not have been applied (error.indices), the others were (error.partial). ${
+        options.dead
+          ? 'The shard is gone: operations that touch it fail the same way; rebuild the sharded table (re-inserting what it held) to recover.'
+          : 'The shard is still usable.'
+      }`,
+      { cause },
+    );
+    this.name = 'ShardError';
+    this.shard = first;
+    this.shards = shards;
+    this.operation = operation;
+    this.indices = indices;
+    this.partial = options.partial;
+    this.dead = options.dead;
   }
 }
 

@@ -1,5 +1,6 @@
 export { describeInfo, isSoftwareInfo, subgroupSizes } from './adapter-info';
-export { findSwiftShaderIcd } from './adapter-node';
+export type { HostGpu } from './adapter-node';
+export { findDeviceSelectLayer, findSwiftShaderIcd, gpuSelectionEnv, listHostGpus, setProcessEnv } from './adapter-node';
 export type {
   BindingRecord,
   BindingSpec,
@@ -33,6 +34,7 @@ export {
   InvalidOpError,
   LimitExceededError,
   ReservedKeyError,
+  ShardError,
   TableBusyError,
 } from './errors';
 export type { GpuInit, SubgroupInfo } from './gpu';
@@ -41,6 +43,8 @@ export type { Binding, DispatchOptions, Kernel } from './kernel';
 export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';
+export type { GpuPlan, RequestGpusOptions } from './request-gpus';
+export { requestGpus } from './request-gpus';
 export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
 export { SWIFTSHADER_ICD_PATHS } from './software-driver';

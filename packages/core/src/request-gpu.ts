@@ -50,12 +50,12 @@ const MAXED_LIMITS = [
 
 let softwareNoticeGiven = false;
 
-function browserGpu(): GPU | undefined {
+export function browserGpu(): GPU | undefined {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   return nav?.gpu;
 }
 
-function isNode(): boolean {
+export function isNode(): boolean {
   const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
   return typeof proc?.versions?.node === 'string';
 }
@@ -120,7 +120,8 @@ export async function requestGpu(options: RequestGpuOptions = {}): Promise<Gpu> 
   return createGpu(adapter, software, options);
 }
 
-async function createGpu(adapter: GPUAdapter, software: boolean, options: RequestGpuOptions): Promise<Gpu> {
+/** Opens a device on an adapter with gpuhash's features and limits (requestGpu and requestGpus). */
+export async function createGpu(adapter: GPUAdapter, software: boolean, options: RequestGpuOptions): Promise<Gpu> {
   const features = new Set<GPUFeatureName>();
   for (const f of options.requiredFeatures ?? []) {
     if (!adapter.features.has(f)) throw new GpuUnavailableError(`the adapter lacks the required feature '${f}'.`);

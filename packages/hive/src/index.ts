@@ -49,6 +49,7 @@ export {
   Op,
   ReservedKeyError,
   requestGpu,
+  ShardError,
   TableBusyError,
 } from '@gpuhash/core';
 export { EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';

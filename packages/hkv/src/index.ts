@@ -18,6 +18,7 @@ export {
   LimitExceededError,
   ReservedKeyError,
   requestGpu,
+  ShardError,
   TableBusyError,
 } from '@gpuhash/core';
 export type { FindOrInsertResult } from './cache';

@@ -49,6 +49,7 @@ export {
   Op,
   ReservedKeyError,
   requestGpu,
+  ShardError,
   TableBusyError,
 } from '@gpuhash/core';
 export type { LookupModel } from './geometry';

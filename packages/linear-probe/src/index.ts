@@ -49,6 +49,7 @@ export {
   Op,
   ReservedKeyError,
   requestGpu,
+  ShardError,
   TableBusyError,
 } from '@gpuhash/core';
 export { BUSY_KEY, EMPTY_KEY, isReservedKey, RESERVED_KEYS, TOMBSTONE_KEY } from './sentinels';

@@ -47,6 +47,7 @@ export {
   Op,
   ReservedKeyError,
   requestGpu,
+  ShardError,
   TableBusyError,
 } from '@gpuhash/core';
 export { SLAB_DEFAULTS, SlabTableBase } from './base';

@@ -45,4 +45,8 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
       import('../../../packages/hkv/test/stress.checks'),
       import('../../../packages/hkv/test/twins.checks'),
     ]),
+  'sharded': () =>
+    Promise.all([
+      import('../../../packages/sharded/test/sharded.checks'),
+    ]),
 };

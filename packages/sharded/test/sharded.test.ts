@@ -1,0 +1,4 @@
+import { describeChecks } from '@gpuhash/testing/vitest';
+import { shardedChecks } from './sharded.checks';
+
+describeChecks(shardedChecks);
