@@ -1,3 +1,4 @@
+export { workgroupAppendModule } from './append';
 export type { AtomicResult } from './atomics';
 export {
   atomicHelpers,
@@ -33,7 +34,6 @@ export {
 export { declaredNames, stripWgslComments, undeclaredNeeds } from './declared-names';
 export type { WorkgroupSizeExpr } from './entry';
 export { entryPoint } from './entry';
-export { workgroupAppendModule } from './append';
 export { FAILURE_FLAGS, failureListModule } from './failure-list';
 export { gridModule } from './grid';
 export type { U64Words, UniversalParams } from './hash';
