@@ -39,7 +39,11 @@ const OWN_OPTIONS = [
   'assumeUniqueKeys',
   'maxValueBufferBytes',
   'maxDeviceBytesForValues',
+  'subgroups',
+  'tile',
 ];
+/** Lanes per cooperative group unless the options say otherwise. */
+const DEFAULT_TILE = 8;
 const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
@@ -108,7 +112,10 @@ export class HkvCache {
     this.assumeUniqueKeys = options.assumeUniqueKeys;
     this.valueBufferBytes = valueBufferBytes;
     this.maxSlices = maxSlices;
-    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual');
+    // Groups never span more than the smallest subgroup the device may run (the kernels take the
+    // group size as a constant); without subgroups each invocation is its own group.
+    const tile = options.subgroups ? Math.max(1, Math.min(options.tile, gpu.subgroups.minSize)) : 1;
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile });
     const deviceSlots = Math.min(
       options.capacity,
       Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
@@ -175,6 +182,12 @@ export class HkvCache {
       positiveInteger(where, 'maxValueBufferBytes', options.maxValueBufferBytes);
       valueBufferBytes = Math.min(deviceBytes, options.maxValueBufferBytes);
     }
+    const subgroups = options.subgroups ?? gpu.subgroups.supported;
+    oneOf(where, 'subgroups', subgroups, [true, false]);
+    if (subgroups && !gpu.subgroups.supported)
+      throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
+    const tile = options.tile ?? DEFAULT_TILE;
+    oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
     const cache = new HkvCache(
       gpu,
@@ -188,6 +201,8 @@ export class HkvCache {
         assumeUniqueKeys,
         maxValueBufferBytes: valueBufferBytes,
         maxDeviceBytesForValues,
+        subgroups,
+        tile,
       },
       valueBufferBytes,
       maxSlices,

@@ -5,6 +5,7 @@ import { POLICY_CODES, type ValueVariant } from './wgsl/common';
 import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
+import type { GroupVariant } from './wgsl/group';
 import { insertKernel } from './wgsl/insert';
 import { rehashKernel } from './wgsl/rehash';
 import { scanKernel } from './wgsl/scan';
@@ -51,6 +52,8 @@ export class HkvEngine {
     private readonly gpu: Gpu,
     readonly policy: ScorePolicy,
     readonly dual: boolean,
+    /** The cooperative kernels' groups: subgroup tiles of `tile` lanes, or one invocation per key. */
+    readonly group: GroupVariant,
   ) {}
 
   private values(storage: HkvStorage): ValueVariant {
@@ -96,7 +99,7 @@ export class HkvEngine {
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
     const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
-    updateKernel.variant({ ...v, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
+    updateKernel.variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,
@@ -111,7 +114,7 @@ export class HkvEngine {
     });
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
-      const kernel = insertKernel.variant({ ...v, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
+      const kernel = insertKernel.variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
       for (let pass = 0; pass < plan.insertPasses; pass++) {
         kernel.encode(this.gpu, encoder, {
           buffers: bind({
@@ -147,6 +150,7 @@ export class HkvEngine {
     const v = this.values(storage);
     const kernel = insertKernel.variant({
       ...v,
+      ...this.group,
       policy: POLICY_CODES[this.policy],
       hasScores: staged.hasScores,
       evict: plan.evict,
@@ -181,7 +185,7 @@ export class HkvEngine {
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
-    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
+    findKernel.variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,

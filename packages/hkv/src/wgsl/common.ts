@@ -138,6 +138,16 @@ const ADMISSION: bool = POLICY == 4u;
   { requires: [u64Module, u64OrderModule], needs: ['batch', 'params', 'HAS_SCORES', 'POLICY'] },
 );
 
+/** The key's digest byte, by mode. */
+export const digestModule = wgslModule(
+  'hkv.digest',
+  /* wgsl */ `
+/** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
+fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
+`,
+  { requires: [hkvCoreModule], needs: ['DUAL'] },
+);
+
 /**
  * Looks a key up in its bucket through the digest line: `fn hkv_locate(k, h, b) -> u32`, the slot
  * (0..127) or NONE. The kernel declares `digest_word(i) -> u32` and `key_at(slot) -> vec2<u32>`
@@ -146,9 +156,6 @@ const ADMISSION: bool = POLICY == 4u;
 export const locateModule = wgslModule(
   'hkv.locate',
   /* wgsl */ `
-/** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
-fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
-
 /** The key's global slot (bucket * 128 + slot) in its bucket, or its two buckets (DUAL), or NONE. */
 fn hkv_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
   let b1 = hkv_bucket(h, mask);
@@ -177,7 +184,7 @@ fn hkv_locate(k: vec2<u32>, h: vec2<u32>, b: u32) -> u32 {
   return NONE;
 }
 `,
-  { requires: [hkvCoreModule, u64OrderModule], needs: ['digest_word', 'key_at', 'DUAL'] },
+  { requires: [hkvCoreModule, u64OrderModule, digestModule], needs: ['digest_word', 'key_at', 'DUAL'] },
 );
 
 /** The constants a per-key kernel is specialised with. */
