@@ -286,6 +286,18 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
   {
+    name: 'cooperative groups of 1 (no subgroups), 2 and all lanes: random sequences match the model; custom and dual-bucket invariants',
+    run: async (ctx) => {
+      const settings: Partial<HkvOptions>[] = [{ subgroups: false }];
+      if (ctx.gpu.subgroups.supported) settings.push({ tile: 2 }, { tile: 32 });
+      for (const group of settings) {
+        await lruSequences(ctx, { dim: 5, capacity: 256, ...group }, 2);
+        await policyInvariants(ctx, 'custom', 3, 'dual', group);
+        await policyInvariants(ctx, 'lfu', 2, 'single', group, { capacity: 128, pool: 600, minKeys: 200, maxKeys: 256 });
+      }
+    },
+  },
+  {
     name: 'host tier: half the values in host memory, random sequences match the model',
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * sizeScale(ctx.scale) }, 4),
   },
