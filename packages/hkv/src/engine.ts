@@ -99,19 +99,21 @@ export class HkvEngine {
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
     const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
-    updateKernel.variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
-      buffers: bind({
-        bucket_meta: storage.meta,
-        keys: storage.keys,
-        scores: storage.scores,
-        batch: staged.batch,
-        out,
-        ...(withValues ? { in_vals: staged.values, ...this.sliceRecord(storage) } : {}),
-      }),
-      params,
-      invocations: n,
-      timestampWrites: time?.('update'),
-    });
+    updateKernel
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual })
+      .encode(this.gpu, encoder, {
+        buffers: bind({
+          bucket_meta: storage.meta,
+          keys: storage.keys,
+          scores: storage.scores,
+          batch: staged.batch,
+          out,
+          ...(withValues ? { in_vals: staged.values, ...this.sliceRecord(storage) } : {}),
+        }),
+        params,
+        invocations: n,
+        timestampWrites: time?.('update'),
+      });
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
       const kernel = insertKernel.variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
@@ -185,19 +187,21 @@ export class HkvEngine {
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
-    findKernel.variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
-      buffers: bind({
-        bucket_meta: storage.meta,
-        keys: storage.keys,
-        qkeys: keys,
-        found: out.found,
-        ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
-        ...(values ? { out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage) } : {}),
-      }),
-      params: { n, mask: storage.mask },
-      invocations: n,
-      timestampWrites: time?.('find'),
-    });
+    findKernel
+      .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: out.slots ?? false })
+      .encode(this.gpu, encoder, {
+        buffers: bind({
+          bucket_meta: storage.meta,
+          keys: storage.keys,
+          qkeys: keys,
+          found: out.found,
+          ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
+          ...(values ? { out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage) } : {}),
+        }),
+        params: { n, mask: storage.mask },
+        invocations: n,
+        timestampWrites: time?.('find'),
+      });
   }
 
   /** erase: out word 0 counts the keys erased, word 1 receives the live count. */

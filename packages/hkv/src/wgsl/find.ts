@@ -75,11 +75,7 @@ ${groupEntry(v.subgroups)} {
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
       ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
-      ${
-        v.values && !coop
-          ? `for (var j = 0u; j < DIM; j++) { out_vals[i * DIM + j] = select(0.0, val_load(g, j), g != NONE); }`
-          : ''
-      }
+      ${v.values && !coop ? `for (var j = 0u; j < DIM; j++) { out_vals[i * DIM + j] = select(0.0, val_load(g, j), g != NONE); }` : ''}
     }
     ${
       coop

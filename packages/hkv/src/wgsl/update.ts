@@ -73,7 +73,9 @@ export const updateKernel = defineKernel({
     const values = v.mode !== UpdateMode.assignScores && v.mode !== UpdateMode.touch;
     const coop = values && groupCopies(v);
     const write = (g: string, i: string, j: string) =>
-      v.mode === UpdateMode.accum ? `val_store(${g}, ${j}, val_load(${g}, ${j}) + in_vals[${i} * DIM + ${j}]);` : `val_store(${g}, ${j}, in_vals[${i} * DIM + ${j}]);`;
+      v.mode === UpdateMode.accum
+        ? `val_store(${g}, ${j}, val_load(${g}, ${j}) + in_vals[${i} * DIM + ${j}]);`
+        : `val_store(${g}, ${j}, in_vals[${i} * DIM + ${j}]);`;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
