@@ -4,6 +4,8 @@
  * absent ones, dim 1, LRU, unique keys. GPU timestamps, median of the reps; a progress line per step
  * so a slow pass shows where it is.
  *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
+ * Env: REPS (default 3), GATHER (G/s, for shares), TILES (comma-separated lanes per cooperative
+ * group, 0 = one invocation per key; default the cache's choice).
  */
 
 import { DeviceArray, requestGpu } from '@gpuhash/core';
@@ -11,11 +13,15 @@ import { HkvCache } from '@gpuhash/hkv';
 
 const gpu = await requestGpu({ allowSoftware: true });
 console.log(`device: ${gpu.describe()}`);
+console.log(
+  `limits: maxStorageBuffersPerShaderStage ${gpu.limits.maxStorageBuffersPerShaderStage}, maxStorageBufferBindingSize ${gpu.limits.maxStorageBufferBindingSize}, maxBufferSize ${gpu.limits.maxBufferSize}`,
+);
 const logs = (process.argv[2] ?? (gpu.isSoftware ? '12,14' : '20,22,24,27')).split(',').map(Number);
 const loads = (process.argv[3] ?? '0.5,1.0').split(',').map(Number);
 const dims = (process.argv[4] ?? '1').split(',').map(Number);
 const reps = Number(process.env.REPS ?? 3);
 const gather = Number(process.env.GATHER ?? 0);
+const tiles: (number | undefined)[] = process.env.TILES ? process.env.TILES.split(',').map(Number) : [undefined];
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
 const t0 = performance.now();
 const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
@@ -62,42 +68,45 @@ function keysOf(n: number, miss: boolean): DeviceArray<'u32'> {
 const rate = (n: number, ms: number) =>
   `${(n / ms / 1e6).toFixed(2)} G/s${gather > 0 ? ` (${((100 * n) / ms / 1e6 / gather).toFixed(1)}%)` : ''}`;
 
-for (const dim of dims)
-  for (const log2 of logs) {
-    const capacity = 2 ** log2;
-    const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true });
-    const nMax = Math.round(Math.max(...loads) * capacity);
-    const hits = keysOf(nMax, false);
-    const misses = keysOf(nMax, true);
-    const values = gpu.createArray('f32', nMax * dim);
-    const out = gpu.createArray('u32', 2 * nMax + 4);
-    const found = gpu.createArray('u32', nMax);
-    const outValues = gpu.createArray('f32', nMax * dim);
-    console.log(`[${stamp()}] 2^${log2} dim ${dim}: arrays ready`);
-    for (const load of loads) {
-      const n = Math.round(load * capacity);
-      const k = DeviceArray.wrap(hits.buffer, 2 * n, 'u32');
-      const m = DeviceArray.wrap(misses.buffer, 2 * n, 'u32');
-      const v = DeviceArray.wrap(values.buffer, n * dim, 'f32');
-      const ins = await timePasses((enc, time) => {
-        cache.encodeClear(enc);
-        cache.encodeInsertOrAssign(enc, { keys: k, values: v, out }, time);
-      });
-      const size = await cache.size();
-      const total = [...ins.values()].reduce((a, b) => a + b, 0);
-      console.log(
-        `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
-      );
-      for (const [kind, q] of [
-        ['hit', k],
-        ['miss', m],
-      ] as const) {
-        const f = await timePasses((enc, time) => cache.encodeFind(enc, q, { found, values: outValues }, time));
-        const ms = f.get('find') ?? 0;
-        console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+for (const tile of tiles)
+  for (const dim of dims)
+    for (const log2 of logs) {
+      const capacity = 2 ** log2;
+      const group = tile === undefined ? {} : tile === 0 ? { subgroups: false } : { tile };
+      const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...group });
+      if (tile !== undefined) console.log(`tile ${tile === 0 ? 'none (one invocation per key)' : tile}`);
+      const nMax = Math.round(Math.max(...loads) * capacity);
+      const hits = keysOf(nMax, false);
+      const misses = keysOf(nMax, true);
+      const values = gpu.createArray('f32', nMax * dim);
+      const out = gpu.createArray('u32', 2 * nMax + 4);
+      const found = gpu.createArray('u32', nMax);
+      const outValues = gpu.createArray('f32', nMax * dim);
+      console.log(`[${stamp()}] 2^${log2} dim ${dim}: arrays ready`);
+      for (const load of loads) {
+        const n = Math.round(load * capacity);
+        const k = DeviceArray.wrap(hits.buffer, 2 * n, 'u32');
+        const m = DeviceArray.wrap(misses.buffer, 2 * n, 'u32');
+        const v = DeviceArray.wrap(values.buffer, n * dim, 'f32');
+        const ins = await timePasses((enc, time) => {
+          cache.encodeClear(enc);
+          cache.encodeInsertOrAssign(enc, { keys: k, values: v, out }, time);
+        });
+        const size = await cache.size();
+        const total = [...ins.values()].reduce((a, b) => a + b, 0);
+        console.log(
+          `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
+        );
+        for (const [kind, q] of [
+          ['hit', k],
+          ['miss', m],
+        ] as const) {
+          const f = await timePasses((enc, time) => cache.encodeFind(enc, q, { found, values: outValues }, time));
+          const ms = f.get('find') ?? 0;
+          console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+        }
       }
+      for (const a of [hits, misses, values, out, found, outValues]) a.destroy();
+      cache.destroy();
     }
-    for (const a of [hits, misses, values, out, found, outValues]) a.destroy();
-    cache.destroy();
-  }
 process.exit(0);
