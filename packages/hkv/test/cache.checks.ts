@@ -293,7 +293,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
       for (const group of settings) {
         await lruSequences(ctx, { dim: 5, capacity: 256, ...group }, 2);
         await policyInvariants(ctx, 'custom', 3, 'dual', group);
-        await policyInvariants(ctx, 'lfu', 2, 'single', group, { capacity: 128, pool: 600, minKeys: 200, maxKeys: 256 });
+        await policyInvariants(ctx, 'lfu', 1, 'single', group, { capacity: 128, pool: 600, minKeys: 200, maxKeys: 256 });
       }
     },
   },
@@ -613,6 +613,59 @@ export const cacheChecks = defineChecks('hkv/cache', [
         expect(sameRow(r4.values, rows(a, 2, 1)), 'merged values come back to their callers');
       } finally {
         cache.destroy();
+      }
+    },
+  },
+  {
+    name: 'consecutive assigns of one kind merge into one dispatch; a batch repeating a key starts another; results equal one call at a time',
+    async run({ gpu, rng }) {
+      const dim = 2;
+      const pool = keyPool(rng, 400);
+      const present = pool.slice(0, 300);
+      const make = async () => {
+        const cache = await HkvCache.create(gpu, { capacity: 1024, dim, policy: 'lfu' });
+        await cache.insertOrAssign(present, rows(present, dim, 1));
+        return cache;
+      };
+      // Batches over present and absent keys; the third repeats a key of the first.
+      const batches = [
+        pool.slice(0, 60),
+        pool.slice(250, 350),
+        BigUint64Array.of(pool[5] as bigint, pool[200] as bigint),
+        pool.slice(100, 140),
+      ];
+      const merged = await make();
+      const alone = await make();
+      try {
+        let updates = 0;
+        const engine = (merged as unknown as { engine: { encodeUpsert: (...args: unknown[]) => void } }).engine;
+        const original = engine.encodeUpsert.bind(engine);
+        engine.encodeUpsert = (...args: unknown[]) => {
+          updates++;
+          original(...args);
+        };
+        const calls = (cache: HkvCache) => batches.map((b, i) => (i === 3 ? cache.assignScores(b) : cache.assign(b, rows(b, dim, 10 + i))));
+        const got = await Promise.all(calls(merged));
+        const want: Awaited<ReturnType<HkvCache['assign']>>[] = [];
+        for (const c of calls(alone)) want.push(await c);
+        expect(updates === 3, `${updates} update dispatches for assign(a), assign(b) | assign(repeat) | assignScores`);
+        got.forEach((g, i) => {
+          const w = want[i] as (typeof want)[number];
+          expect(g.updated === w.updated && g.inserted === 0, `batch ${i}: ${g.updated} updated, alone ${w.updated}`);
+          expect(
+            g.status.every((s, j) => s === w.status[j]),
+            `batch ${i}: statuses differ from one call at a time`,
+          );
+        });
+        const [a, b] = [await snapshot(merged, 'merged'), await snapshot(alone, 'alone')];
+        expect(a.size === b.size, 'sizes differ');
+        for (const [k, e] of b) {
+          const m = a.get(k);
+          expect(m !== undefined && sameRow(m.value, e.value) && m.score === e.score, `key 0x${k.toString(16)} differs`);
+        }
+      } finally {
+        merged.destroy();
+        alone.destroy();
       }
     },
   },
