@@ -6,12 +6,13 @@ import {
   InternalError,
   InvalidArgumentError,
   integerIn,
+  LimitExceededError,
   oneOf,
   positiveInteger,
 } from '@gpuhash/core';
 import { EV_WORDS, HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
-import { BUCKET_SLOTS, roundCapacity } from './layout';
+import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
 import {
   type EntryPredicate,
@@ -48,6 +49,8 @@ const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
 const FIXED_BINDINGS = 7;
+/** Storage bindings of the growth pass besides the old and new value buffers. */
+const REHASH_BINDINGS = 5;
 /** Insert passes encoded with every batch; the host runs more only if keys were left busy. */
 const INSERT_PASSES = 2;
 const MAX_HOST_RETRIES = 8;
@@ -107,7 +110,6 @@ export class HkvCache {
   private storage: HkvStorage;
   private readonly engine: HkvEngine;
   private readonly valueBufferBytes: number;
-  private readonly maxSlices: number;
   private destroyed = false;
   private liveCount = 0;
   private clock = 0;
@@ -126,16 +128,17 @@ export class HkvCache {
     this.maxLoadFactor = options.maxLoadFactor;
     this.assumeUniqueKeys = options.assumeUniqueKeys;
     this.valueBufferBytes = valueBufferBytes;
-    this.maxSlices = maxSlices;
     // Groups never span more than the smallest subgroup the device may run (the kernels take the
     // group size as a constant); without subgroups each invocation is its own group.
     const tile = options.subgroups ? Math.max(1, Math.min(options.tile, gpu.subgroups.minSize)) : 1;
-    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile });
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile }, maxSlices);
     const deviceSlots = Math.min(
       options.capacity,
       Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
     );
-    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices, deviceSlots);
+    // A fixed-capacity cache splits value buffers past one kernel's bindings into windows; a growing
+    // one is checked against the bindings of the growth pass at create.
+    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, Number.POSITIVE_INFINITY, deviceSlots);
     if (deviceSlots < options.capacity) this.host = new Float32Array((options.capacity - deviceSlots) * options.dim);
   }
 
@@ -204,6 +207,21 @@ export class HkvCache {
     const tile = options.tile ?? DEFAULT_TILE;
     oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
+    if (maxCapacity > capacity) {
+      // Growth moves every value from the old buffers to the new ones in one pass, which binds both.
+      const top = valueSplit(maxCapacity, options.dim, valueBufferBytes).slices;
+      const below = valueSplit(maxCapacity / 2, options.dim, valueBufferBytes).slices;
+      const limit = gpu.limits.maxStorageBuffersPerShaderStage - REHASH_BINDINGS;
+      if (top + below > limit) {
+        throw new LimitExceededError(
+          `${where}: growth to ${maxCapacity} slots of ${options.dim} floats`,
+          'maxStorageBuffersPerShaderStage (value buffers of the growth pass)',
+          top + below,
+          limit,
+          'Give a fixed capacity (maxCapacity = capacity: values past one kernel’s bindings are then handled in windows), a smaller maxCapacity or dim.',
+        );
+      }
+    }
     const cache = new HkvCache(
       gpu,
       {
@@ -817,7 +835,7 @@ export class HkvCache {
 
   private async grow(): Promise<void> {
     const from = this.storage;
-    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes, this.maxSlices);
+    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes);
     const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.grow' });
     to.encodeClear(encoder);
     this.engine.encodeRehash(encoder, from, to);

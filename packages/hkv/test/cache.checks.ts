@@ -298,6 +298,15 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   {
+    name: 'values in more buffers than one kernel binds (windows of buffers, each with its value passes): random sequences match the model',
+    run: (ctx) => {
+      const dim = 6;
+      const slices = ctx.gpu.limits.maxStorageBuffersPerShaderStage - 7 + 2;
+      const buckets = 2 ** Math.ceil(Math.log2(slices));
+      return lruSequences(ctx, { dim, capacity: 128 * buckets, maxValueBufferBytes: 128 * dim * 4 * sizeScale(ctx.scale) }, 3);
+    },
+  },
+  {
     name: 'host tier: half the values in host memory, random sequences match the model',
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * sizeScale(ctx.scale) }, 4),
   },
@@ -531,10 +540,10 @@ export const cacheChecks = defineChecks('hkv/cache', [
           const err = await thrown(() => HkvCache.create(gpu, bad as unknown as HkvOptions));
           expect(err instanceof InvalidArgumentError, `options ${JSON.stringify(bad)}: ${err}`);
         }
-        // More value buffers than a kernel may bind: refused up front, naming the limit.
-        const slices = gpu.limits.maxStorageBuffersPerShaderStage - 6;
+        // A growing cache whose growth pass would bind more value buffers than allowed: refused up front, naming the limit.
+        const slices = gpu.limits.maxStorageBuffersPerShaderStage;
         const tooMany = await thrown(() =>
-          HkvCache.create(gpu, { capacity: 128 * 2 ** Math.ceil(Math.log2(slices)), dim: 1, maxValueBufferBytes: 512 }),
+          HkvCache.create(gpu, { capacity: 128, maxCapacity: 128 * 2 ** Math.ceil(Math.log2(slices)), dim: 1, maxValueBufferBytes: 512 }),
         );
         expect(
           tooMany instanceof LimitExceededError && /maxStorageBuffersPerShaderStage/.test(tooMany.message),

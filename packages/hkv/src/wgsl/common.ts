@@ -20,13 +20,19 @@ export const opParams = {
   epoch: 'u32',
 } as const;
 
-/** Where the value vectors live: `dim` floats a slot, `sliceSlots` slots per buffer, `slices` buffers. */
+/**
+ * Where the value vectors live: `dim` floats a slot, `sliceSlots` slots per buffer. A kernel binds
+ * `slices` buffers from buffer `sliceBase` on (a window: a cache with more value buffers than one
+ * kernel may bind runs its value passes once per window).
+ */
 export interface ValueVariant {
   dim: number;
   slices: number;
   sliceSlots: number;
   /** Slots whose values live on the device; the values of slots from here up live in host memory (the host tier). */
   deviceSlots: number;
+  /** The first value buffer bound (0 unless the values span several windows). */
+  sliceBase?: number;
 }
 
 /** The value buffers' bindings, `v0`..: read-only or read-write arrays of f32. */
@@ -38,20 +44,24 @@ export function sliceBindings(slices: number, access: 'read' | 'read_write', pre
 
 /**
  * `fn NAME_load(slot, j) -> f32` (and `NAME_store(slot, j, x)` when writable) over the value
- * buffers `PREFIX0..`: slot `g`'s vector is at `(g % sliceSlots) * dim` of buffer `g / sliceSlots`.
- * WGSL cannot index bindings, so a switch picks the buffer.
+ * buffers `PREFIX0..`: slot `g`'s vector is at `(g % sliceSlots) * dim` of buffer
+ * `g / sliceSlots - sliceBase`. WGSL cannot index bindings, so a switch picks the buffer. Slots
+ * whose buffer is not bound (host-tier slots, other windows) load 0 and store nothing;
+ * `fn NAME_here(slot) -> bool` tells which are bound.
  */
 export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val'): string {
+  const base = v.sliceBase ?? 0;
   const cases = (body: (b: string) => string) => {
     if (v.slices === 1) return body(`${prefix}0`);
     const arms = [];
     for (let s = 1; s < v.slices; s++) arms.push(`    case ${s}u: { ${body(`${prefix}${s}`)} }`);
     return `switch (s) {\n${arms.join('\n')}\n    default: { ${body(`${prefix}0`)} }\n  }`;
   };
-  const head = `  let s = slot / ${v.sliceSlots}u;\n  let o = (slot - s * ${v.sliceSlots}u) * ${v.dim}u + j;`;
-  // Host-tier slots: the kernel leaves their values to the host (which reads the slot from the out buffer).
-  const guard = (ret: string) => `  if (slot >= ${v.deviceSlots}u) { return${ret}; }`;
-  let out = `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${guard(' 0.0')}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
+  const head = `  let s = slot / ${v.sliceSlots}u - ${base}u;\n  let o = (slot % ${v.sliceSlots}u) * ${v.dim}u + j;`;
+  // Host-tier slots, and slots of other windows: the kernel leaves their values to the host or another pass.
+  const guard = (ret: string) => `  if (!${name}_here(slot)) { return${ret}; }`;
+  let out = `fn ${name}_here(slot: u32) -> bool { return slot < ${v.deviceSlots}u && slot / ${v.sliceSlots}u - ${base}u < ${v.slices}u; }\n`;
+  out += `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${guard(' 0.0')}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
   if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: f32) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
   return out;
 }
@@ -76,6 +86,8 @@ const ST_IGNORED: u32 = ${HkvStatus.ignored}u;
 const ST_FOUND: u32 = ${HkvStatus.found}u;
 // Not a result: found absent by the update pass, to be inserted by the insert pass.
 const ST_PENDING: u32 = 100u;
+// Set on a placed key's status while its value still has to be written into other windows of value buffers.
+const VALUES_PENDING: u32 = 0x80u;
 // The out buffer: 4 counter words, then one status per key, then one slot per key (the slot it was
 // found in or placed in, NONE otherwise), then 5 words per evicted entry (key, score, slot).
 const OUT_HEAD: u32 = 4u;

@@ -32,6 +32,7 @@ export const findKernel = defineKernel({
     slices: 1,
     sliceSlots: 128,
     deviceSlots: 128,
+    sliceBase: 0,
     values: true,
     scores: false,
     dual: false,

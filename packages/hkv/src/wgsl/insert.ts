@@ -21,6 +21,11 @@ export interface InsertVariant extends ValueVariant, GroupVariant {
   evict: boolean;
   /** Dual-bucket mode: two candidate buckets, the less loaded while there is room, then the lower minimum. */
   dual: boolean;
+  /**
+   * The values span several windows of buffers: a placed key's status carries VALUES_PENDING until
+   * the scatter passes have written its value into the other windows.
+   */
+  windowed: boolean;
 }
 
 /**
@@ -51,10 +56,12 @@ export const insertKernel = defineKernel({
     slices: 1,
     sliceSlots: 128,
     deviceSlots: 128,
+    sliceBase: 0,
     policy: 0,
     hasScores: false,
     evict: false,
     dual: false,
+    windowed: false,
     subgroups: false,
     tile: 1,
   } as InsertVariant,
@@ -76,6 +83,7 @@ ${decls}
 
 const MAX_ATTEMPTS: u32 = ${MAX_ATTEMPTS}u;
 const EVICT: bool = ${v.evict};
+const WINDOWED: bool = ${v.windowed};
 ${sliceAccessors(v, true)}
 
 var<workgroup> wg_added: atomic<u32>;
@@ -198,7 +206,8 @@ ${groupEntry(v.subgroups)} {
     )}
     if (live) {
       atomicStore(&out[OUT_HEAD + params.n + i], result.y);
-      atomicStore(&out[OUT_HEAD + i], result.x);
+      let placed = result.x == ST_INSERTED || result.x == ST_EVICTED;
+      atomicStore(&out[OUT_HEAD + i], select(result.x, result.x | VALUES_PENDING, WINDOWED && placed));
       if (result.x == ST_INSERTED) { atomicAdd(&wg_added, 1u); }
     }
   }

@@ -51,6 +51,7 @@ export const updateKernel = defineKernel({
     slices: 1,
     sliceSlots: 128,
     deviceSlots: 128,
+    sliceBase: 0,
     policy: 0,
     hasScores: false,
     mode: 0,
