@@ -36,10 +36,21 @@ export interface ValueVariant {
 }
 
 /** The value buffers' bindings, `v0`..: read-only or read-write arrays of f32. */
-export function sliceBindings(slices: number, access: 'read' | 'read_write', prefix = 'v'): BindingsLayout {
+export function sliceBindings(slices: number, access: 'read' | 'read_write', prefix = 'v', element = 'f32'): BindingsLayout {
   const out: Record<string, ReturnType<typeof storage>> = {};
-  for (let s = 0; s < slices; s++) out[`${prefix}${s}`] = storage(access, 'f32');
+  for (let s = 0; s < slices; s++) out[`${prefix}${s}`] = storage(access, element);
   return out;
+}
+
+/**
+ * How a kernel moves value vectors: as 16-byte quads when dim is a multiple of 4 (`VAL` is
+ * vec4<f32>, `VW` = dim / 4 per vector), else as floats (`VAL` f32, `VW` = dim). The value buffers,
+ * and the batch's value arrays, are then bound as arrays of `element`.
+ */
+export function valueWords(dim: number): { quads: boolean; element: string; wgsl: string } {
+  const quads = dim % 4 === 0;
+  const element = quads ? 'vec4<f32>' : 'f32';
+  return { quads, element, wgsl: `alias VAL = ${element};\nconst VW: u32 = ${quads ? dim / 4 : dim}u;` };
 }
 
 /**
@@ -49,20 +60,22 @@ export function sliceBindings(slices: number, access: 'read' | 'read_write', pre
  * whose buffer is not bound (host-tier slots, other windows) load 0 and store nothing;
  * `fn NAME_here(slot) -> bool` tells which are bound.
  */
-export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val'): string {
+export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val', quads = false): string {
   const base = v.sliceBase ?? 0;
+  const width = quads ? v.dim / 4 : v.dim;
+  const type = quads ? 'vec4<f32>' : 'f32';
   const cases = (body: (b: string) => string) => {
     if (v.slices === 1) return body(`${prefix}0`);
     const arms = [];
     for (let s = 1; s < v.slices; s++) arms.push(`    case ${s}u: { ${body(`${prefix}${s}`)} }`);
     return `switch (s) {\n${arms.join('\n')}\n    default: { ${body(`${prefix}0`)} }\n  }`;
   };
-  const head = `  let s = slot / ${v.sliceSlots}u - ${base}u;\n  let o = (slot % ${v.sliceSlots}u) * ${v.dim}u + j;`;
+  const head = `  let s = slot / ${v.sliceSlots}u - ${base}u;\n  let o = (slot % ${v.sliceSlots}u) * ${width}u + j;`;
   // Host-tier slots, and slots of other windows: the kernel leaves their values to the host or another pass.
   const guard = (ret: string) => `  if (!${name}_here(slot)) { return${ret}; }`;
   let out = `fn ${name}_here(slot: u32) -> bool { return slot < ${v.deviceSlots}u && slot / ${v.sliceSlots}u - ${base}u < ${v.slices}u; }\n`;
-  out += `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${guard(' 0.0')}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
-  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: f32) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
+  out += `fn ${name}_load(slot: u32, j: u32) -> ${type} {\n${guard(` ${type}()`)}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
+  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: ${type}) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
-import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
+import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
 
 export interface FindVariant extends ValueVariant, GroupVariant {
@@ -47,17 +47,21 @@ export const findKernel = defineKernel({
     qkeys: storage('read', 'vec2<u32>'),
     found: storage('read_write', 'u32'),
     ...(v.scores ? { scores: storage('read', 'vec2<u32>'), out_scores: storage('read_write', 'vec2<u32>') } : {}),
-    ...(v.values ? { out_vals: storage('read_write', 'f32'), ...sliceBindings(v.slices, 'read') } : {}),
+    ...(v.values
+      ? { out_vals: storage('read_write', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element) }
+      : {}),
   }),
   source: (decls, v) => {
     const coop = v.values && groupCopies(v);
+    const io = valueWords(v.dim);
     return composeWgsl(
       /* wgsl */ `
 ${decls}
 
 ${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
 fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
-${v.values ? sliceAccessors(v, false) : ''}
+${io.wgsl}
+${v.values ? sliceAccessors(v, false, 'v', 'val', io.quads) : ''}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -76,7 +80,7 @@ ${groupEntry(v.subgroups)} {
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
       ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
-      ${v.values && !coop ? `for (var j = 0u; j < DIM; j++) { out_vals[i * DIM + j] = select(0.0, val_load(g, j), g != NONE); }` : ''}
+      ${v.values && !coop ? `for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = select(VAL(), val_load(g, j), g != NONE); }` : ''}
     }
     ${
       coop
@@ -84,7 +88,7 @@ ${groupEntry(v.subgroups)} {
             'in_batch',
             `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
-      for (var j = cg_lane(); j < DIM; j += TILE) { out_vals[is * DIM + j] = select(0.0, val_load(gs, j), gs != NONE); }`,
+      for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = select(VAL(), val_load(gs, j), gs != NONE); }`,
           )
         : ''
     }

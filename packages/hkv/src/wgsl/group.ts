@@ -218,9 +218,9 @@ export function groupQueue(pred: string, body: string): string {
   }`;
 }
 
-/** Whether the group copies a key's value vector together (lanes over j) rather than each lane its own. */
-export function groupCopies(v: GroupVariant & { dim: number }): boolean {
-  return v.tile > 1 && v.dim >= 4;
+/** Whether the group copies a key's value vector together (lanes over its floats or quads) rather than each lane its own. */
+export function groupCopies(v: { dim: number }): boolean {
+  return v.dim >= 4;
 }
 
 /** Whether readers take the digest lines as 16-byte quads (every lane reads whole quads). */

@@ -10,6 +10,7 @@ import {
   sliceAccessors,
   sliceBindings,
   type ValueVariant,
+  valueWords,
   WORKGROUP_SIZE,
 } from './common';
 import { type GroupVariant, groupEntry, groupQueue, insertGroupModule } from './group';
@@ -71,10 +72,10 @@ export const insertKernel = defineKernel({
     keys: storage('read_write', 'atomic<u32>'),
     scores: storage('read_write', 'atomic<u32>'),
     batch: storage('read', 'u32'),
-    in_vals: storage('read', 'f32'),
+    in_vals: storage('read', valueWords(v.dim).element),
     out: storage('read_write', 'atomic<u32>'),
-    ...(v.evict ? { ev_vals: storage('read_write', 'f32') } : {}),
-    ...sliceBindings(v.slices, 'read_write'),
+    ...(v.evict ? { ev_vals: storage('read_write', valueWords(v.dim).element) } : {}),
+    ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
     composeWgsl(
@@ -84,13 +85,14 @@ ${decls}
 const MAX_ATTEMPTS: u32 = ${MAX_ATTEMPTS}u;
 const EVICT: bool = ${v.evict};
 const WINDOWED: bool = ${v.windowed};
-${sliceAccessors(v, true)}
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
 var<workgroup> wg_added: atomic<u32>;
 
 /** The group writes slot g: the value (lanes over j), then lane 0 the score, key and digest. */
 fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
-  for (var j = cg_lane(); j < DIM; j += TILE) { val_store(g, j, in_vals[i * DIM + j]); }
+  for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
   if (cg_lane() == 0u) {
     set_score(g, score);
     set_key(g, k);
@@ -174,7 +176,7 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
       }
       e = cg_broadcast(e, 0u);
       // The same lane reads value j here and writes it in g_write_slot.
-      ${v.evict ? 'for (var j = cg_lane(); j < DIM; j += TILE) { ev_vals[e * DIM + j] = val_load(victim, j); }' : '_ = e;'}
+      ${v.evict ? 'for (var j = cg_lane(); j < VW; j += TILE) { ev_vals[e * VW + j] = val_load(victim, j); }' : '_ = e;'}
     }
     g_write_slot(victim, i, k, d, desired);
     return vec2<u32>(ST_EVICTED, victim);

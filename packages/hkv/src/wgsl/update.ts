@@ -8,6 +8,7 @@ import {
   sliceAccessors,
   sliceBindings,
   type ValueVariant,
+  valueWords,
   WORKGROUP_SIZE,
 } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
@@ -68,15 +69,16 @@ export const updateKernel = defineKernel({
     out: storage('read_write', 'u32'),
     ...(v.mode === UpdateMode.assignScores || v.mode === UpdateMode.touch
       ? {}
-      : { in_vals: storage('read', 'f32'), ...sliceBindings(v.slices, 'read_write') }),
+      : { in_vals: storage('read', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element) }),
   }),
   source: (decls, v) => {
     const values = v.mode !== UpdateMode.assignScores && v.mode !== UpdateMode.touch;
     const coop = values && groupCopies(v);
+    const io = valueWords(v.dim);
     const write = (g: string, i: string, j: string) =>
       v.mode === UpdateMode.accum
-        ? `val_store(${g}, ${j}, val_load(${g}, ${j}) + in_vals[${i} * DIM + ${j}]);`
-        : `val_store(${g}, ${j}, in_vals[${i} * DIM + ${j}]);`;
+        ? `val_store(${g}, ${j}, val_load(${g}, ${j}) + in_vals[${i} * VW + ${j}]);`
+        : `val_store(${g}, ${j}, in_vals[${i} * VW + ${j}]);`;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -84,7 +86,8 @@ ${decls}
 const MODE: u32 = ${v.mode}u;
 ${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
 fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
-${values ? sliceAccessors(v, true) : ''}
+${io.wgsl}
+${values ? sliceAccessors(v, true, 'v', 'val', io.quads) : ''}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -125,14 +128,14 @@ ${groupEntry(v.subgroups)} {
         }
       }
     }
-    ${values && !coop ? `if (write_values) { for (var j = 0u; j < DIM; j++) { ${write('g', 'i', 'j')} } }` : ''}
+    ${values && !coop ? `if (write_values) { for (var j = 0u; j < VW; j++) { ${write('g', 'i', 'j')} } }` : ''}
     ${
       coop
         ? groupQueue(
             'write_values',
             `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
-      for (var j = cg_lane(); j < DIM; j += TILE) { ${write('gs', 'is', 'j')} }`,
+      for (var j = cg_lane(); j < VW; j += TILE) { ${write('gs', 'is', 'j')} }`,
           )
         : ''
     }

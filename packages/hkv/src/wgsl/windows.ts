@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeModule, gridModule } from '@gpuhash/kernels';
-import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
+import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupEntry, groupQueue } from './group';
 
 /**
@@ -15,7 +15,7 @@ type WindowVariant = ValueVariant & GroupVariant;
 const windowDefaults = { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, subgroups: false, tile: 1 };
 
 const copyLoop = (target: string, source: string) =>
-  `for (var j = cg_lane(); j < DIM; j += TILE) { ${target.replace('$j', 'j')} = ${source.replace('$j', 'j')}; }`;
+  `for (var j = cg_lane(); j < VW; j += TILE) { ${target.replace('$j', 'j')} = ${source.replace('$j', 'j')}; }`;
 
 /**
  * find: `found[i]` holds key i's slot (NONE when absent); copies the values of slots in this window
@@ -29,14 +29,15 @@ export const gatherKernel = defineKernel({
   bindings: (v: WindowVariant) => ({
     params: uniform(),
     found: storage('read_write', 'u32'),
-    out_vals: storage('read_write', 'f32'),
-    ...sliceBindings(v.slices, 'read'),
+    out_vals: storage('read_write', valueWords(v.dim).element),
+    ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-${sliceAccessors(v, false)}
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, false, 'v', 'val', valueWords(v.dim).quads)}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -48,7 +49,7 @@ ${groupEntry(v.subgroups)} {
       'val_here(g)',
       `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
-      ${copyLoop('out_vals[is * DIM + $j]', 'val_load(gs, $j)')}`,
+      ${copyLoop('out_vals[is * VW + $j]', 'val_load(gs, $j)')}`,
     )}
     ${v.flags ? 'if (i < params.n) { found[i] = select(0u, 1u, g != NONE); }' : ''}
   }
@@ -76,14 +77,15 @@ export const scatterKernel = defineKernel({
   bindings: (v: WindowVariant) => ({
     params: uniform(),
     out: storage('read_write', 'u32'),
-    in_vals: storage('read', 'f32'),
-    ...sliceBindings(v.slices, 'read_write'),
+    in_vals: storage('read', valueWords(v.dim).element),
+    ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-${sliceAccessors(v, true)}
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -100,7 +102,7 @@ ${groupEntry(v.subgroups)} {
       'todo && val_here(g)',
       `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
-      for (var j = cg_lane(); j < DIM; j += TILE) { val_store(gs, j, ${v.accumulate ? 'val_load(gs, j) + ' : ''}in_vals[is * DIM + j]); }
+      for (var j = cg_lane(); j < VW; j += TILE) { val_store(gs, j, ${v.accumulate ? 'val_load(gs, j) + ' : ''}in_vals[is * VW + j]); }
 `,
     )}
     ${v.placed && v.last ? 'if (todo) { out[OUT_HEAD + i] = st & ~VALUES_PENDING; }' : ''}
@@ -125,14 +127,15 @@ export const evictedKernel = defineKernel({
   bindings: (v: WindowVariant) => ({
     params: uniform(),
     out: storage('read', 'u32'),
-    ev_vals: storage('read_write', 'f32'),
-    ...sliceBindings(v.slices, 'read'),
+    ev_vals: storage('read_write', valueWords(v.dim).element),
+    ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-${sliceAccessors(v, false)}
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, false, 'v', 'val', valueWords(v.dim).quads)}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -146,7 +149,7 @@ ${groupEntry(v.subgroups)} {
       'val_here(g)',
       `let gs = cg_broadcast(g, src);
       let es = cg_broadcast(e, src);
-      ${copyLoop('ev_vals[es * DIM + $j]', 'val_load(gs, $j)')}`,
+      ${copyLoop('ev_vals[es * VW + $j]', 'val_load(gs, $j)')}`,
     )}
   }
 }
