@@ -11,17 +11,23 @@ import { digestModule, hkvCoreModule, WORKGROUP_SIZE } from './common';
  * The kernel declares `key_at(g) -> vec2<u32>` and either `digest_quad(i) -> vec4<u32>` (quads:
  * read-only readers, quad i of the digest lines) or `digest_word(i) -> u32`.
  */
-const QUAD_SCAN = /* wgsl */ `for (var q = 0u; q < G_QUADS; q++) {
-    let u = q * TILE + cg_lane();
+// Rounds start at the one holding the key's start word (a key sits at or after it: inserts probe
+// from there), and stop once a lane has the key: a hit usually costs one round.
+const QUAD_SCAN = /* wgsl */ `let q0 = (start >> 2u) / TILE;
+  for (var r = 0u; r < G_QUADS; r++) {
+    let u = ((q0 + r) % G_QUADS) * TILE + cg_lane();
     let v = digest_quad(b * 8u + u);
     mine = min(mine, g_match_word(v.x, 4u * u, d, k, b));
     mine = min(mine, g_match_word(v.y, 4u * u + 1u, d, k, b));
     mine = min(mine, g_match_word(v.z, 4u * u + 2u, d, k, b));
     mine = min(mine, g_match_word(v.w, 4u * u + 3u, d, k, b));
+    if (G_QUADS > 1u && cg_ballot32(mine != NONE) != 0u) { break; }
   }`;
-const WORD_SCAN = /* wgsl */ `for (var q = 0u; q < G_WORDS; q++) {
-    let wi = q * TILE + cg_lane();
+const WORD_SCAN = /* wgsl */ `let q0 = start / TILE;
+  for (var r = 0u; r < G_WORDS; r++) {
+    let wi = ((q0 + r) % G_WORDS) * TILE + cg_lane();
     mine = min(mine, g_match_word(digest_word(b * 32u + wi), wi, d, k, b));
+    if (G_WORDS > 1u && cg_ballot32(mine != NONE) != 0u) { break; }
   }`;
 
 const groupCode = (quads: boolean) => /* wgsl */ `
@@ -78,8 +84,8 @@ fn g_match_word(word: u32, wi: u32, d: u32, k: vec2<u32>, b: u32) -> u32 {
   return NONE;
 }
 
-/** Key k (digest d) in bucket b: its global slot, or NONE. A key is stored at most once. */
-fn g_locate(k: vec2<u32>, d: u32, b: u32) -> u32 {
+/** Key k (digest d, start word \`start\`) in bucket b: its global slot, or NONE. A key is stored at most once. */
+fn g_locate(k: vec2<u32>, d: u32, b: u32, start: u32) -> u32 {
   var mine = NONE;
   ${quads ? QUAD_SCAN : WORD_SCAN}
   let hit = cg_ballot32(mine != NONE);
@@ -91,9 +97,10 @@ fn g_locate(k: vec2<u32>, d: u32, b: u32) -> u32 {
 fn g_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
   let d = hkv_key_digest(h);
   let b1 = hkv_bucket(h, mask);
-  let g1 = g_locate(k, d, b1);
+  let start = hkv_start_word(h);
+  let g1 = g_locate(k, d, b1, start);
   if (!DUAL || g1 != NONE) { return g1; }
-  return g_locate(k, d, hkv_bucket2(h, mask, b1));
+  return g_locate(k, d, hkv_bucket2(h, mask, b1), start);
 }
 `;
 
