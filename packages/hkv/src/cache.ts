@@ -6,12 +6,13 @@ import {
   InternalError,
   InvalidArgumentError,
   integerIn,
+  LimitExceededError,
   oneOf,
   positiveInteger,
 } from '@gpuhash/core';
 import { EV_WORDS, HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
-import { BUCKET_SLOTS, roundCapacity } from './layout';
+import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
 import {
   type EntryPredicate,
@@ -39,11 +40,17 @@ const OWN_OPTIONS = [
   'assumeUniqueKeys',
   'maxValueBufferBytes',
   'maxDeviceBytesForValues',
+  'subgroups',
+  'tile',
 ];
+/** Lanes per cooperative group unless the options say otherwise. */
+const DEFAULT_TILE = 8;
 const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
 const FIXED_BINDINGS = 7;
+/** Storage bindings of the growth pass besides the old and new value buffers. */
+const REHASH_BINDINGS = 5;
 /** Insert passes encoded with every batch; the host runs more only if keys were left busy. */
 const INSERT_PASSES = 2;
 const MAX_HOST_RETRIES = 8;
@@ -57,17 +64,32 @@ export interface FindOrInsertResult extends UpsertResult {
 }
 
 /** One pending reader or updater batch, merged with the others of its group into one dispatch. */
-interface GroupItem<R> {
+interface GroupItem {
+  /** Keys as (lo, hi) words. */
   words: Uint32Array;
-  extra: unknown;
-  resolve: (r: R) => void;
+  /** An updater's values and score words. */
+  values?: Float32Array;
+  scores?: Uint32Array;
+  resolve: (r: unknown) => void;
   reject: (e: unknown) => void;
 }
 interface Group {
   kind: string;
   started: boolean;
-  items: GroupItem<unknown>[];
+  items: GroupItem[];
+  /** Updaters: the keys of the group so far (lossy 53-bit codes), so a batch repeating one starts a new group. */
+  seen?: Set<number>;
+  /** Runs the merged items; one result per item. */
+  run: (items: GroupItem[]) => Promise<unknown[]>;
 }
+
+/** A lossy 53-bit code of key i of `words`: equal keys give equal codes (a collision only stops a merge). */
+function keyCode(words: Uint32Array, i: number): number {
+  return ((words[2 * i + 1] as number) & 0x1fffff) * 4294967296 + (words[2 * i] as number);
+}
+
+/** The updater modes whose host batches merge with the next ones of the same mode (no inserts). */
+const MERGED_UPDATES: readonly number[] = [UpdateMode.assign, UpdateMode.assignValues, UpdateMode.assignScores];
 
 /**
  * HierarchicalKV on WebGPU: a GPU cache of `dim`-float vectors under u64 keys. Each key belongs to
@@ -88,7 +110,6 @@ export class HkvCache {
   private storage: HkvStorage;
   private readonly engine: HkvEngine;
   private readonly valueBufferBytes: number;
-  private readonly maxSlices: number;
   private destroyed = false;
   private liveCount = 0;
   private clock = 0;
@@ -107,13 +128,17 @@ export class HkvCache {
     this.maxLoadFactor = options.maxLoadFactor;
     this.assumeUniqueKeys = options.assumeUniqueKeys;
     this.valueBufferBytes = valueBufferBytes;
-    this.maxSlices = maxSlices;
-    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual');
+    // Groups never span more than the smallest subgroup the device may run (the kernels take the
+    // group size as a constant); without subgroups each invocation is its own group.
+    const tile = options.subgroups ? Math.max(1, Math.min(options.tile, gpu.subgroups.minSize)) : 1;
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile }, maxSlices);
     const deviceSlots = Math.min(
       options.capacity,
       Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
     );
-    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, maxSlices, deviceSlots);
+    // A fixed-capacity cache splits value buffers past one kernel's bindings into windows; a growing
+    // one is checked against the bindings of the growth pass at create.
+    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, Number.POSITIVE_INFINITY, deviceSlots);
     if (deviceSlots < options.capacity) this.host = new Float32Array((options.capacity - deviceSlots) * options.dim);
   }
 
@@ -175,7 +200,28 @@ export class HkvCache {
       positiveInteger(where, 'maxValueBufferBytes', options.maxValueBufferBytes);
       valueBufferBytes = Math.min(deviceBytes, options.maxValueBufferBytes);
     }
+    const subgroups = options.subgroups ?? gpu.subgroups.supported;
+    oneOf(where, 'subgroups', subgroups, [true, false]);
+    if (subgroups && !gpu.subgroups.supported)
+      throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
+    const tile = options.tile ?? DEFAULT_TILE;
+    oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
+    if (maxCapacity > capacity) {
+      // Growth moves every value from the old buffers to the new ones in one pass, which binds both.
+      const top = valueSplit(maxCapacity, options.dim, valueBufferBytes).slices;
+      const below = valueSplit(maxCapacity / 2, options.dim, valueBufferBytes).slices;
+      const limit = gpu.limits.maxStorageBuffersPerShaderStage - REHASH_BINDINGS;
+      if (top + below > limit) {
+        throw new LimitExceededError(
+          `${where}: growth to ${maxCapacity} slots of ${options.dim} floats`,
+          'maxStorageBuffersPerShaderStage (value buffers of the growth pass)',
+          top + below,
+          limit,
+          'Give a fixed capacity (maxCapacity = capacity: values past one kernel’s bindings are then handled in windows), a smaller maxCapacity or dim.',
+        );
+      }
+    }
     const cache = new HkvCache(
       gpu,
       {
@@ -188,6 +234,8 @@ export class HkvCache {
         assumeUniqueKeys,
         maxValueBufferBytes: valueBufferBytes,
         maxDeviceBytesForValues,
+        subgroups,
+        tile,
       },
       valueBufferBytes,
       maxSlices,
@@ -308,86 +356,142 @@ export class HkvCache {
     }
     const scoreIn = scores === undefined ? undefined : scoreWords(scores, n, where);
     if (flags && flags.length !== n) throw new InvalidArgumentError(`${where}: keys has ${n} entries but accumulate has ${flags.length}`);
+    const hostBatch = words !== undefined && !(values instanceof DeviceArray) && !(scoreIn instanceof DeviceArray);
+    if (hostBatch && MERGED_UPDATES.includes(mode) && n > 0) {
+      return this.joinUpdate(where, mode, words, values as Float32Array | undefined, scoreIn as Uint32Array | undefined);
+    }
     this.tail = undefined;
-    return this.gpu.run(where, async () => {
-      this.assertLive(where);
-      if (n === 0) return emptyResult(evict, this.dim);
-      const inserts = mode === UpdateMode.upsert || mode === UpdateMode.accum || mode === UpdateMode.touch;
-      if (inserts) await this.makeRoom(n);
-      const gpu = this.gpu;
-      const dim = this.dim;
-      const batch = scratchBuffer(gpu, 5 * n * 4, 'hkv.batch');
-      const inVals = scratchBuffer(gpu, n * dim * 4, 'hkv.values.in');
-      // The host tier needs the evicted entries' slots to know each slot's last writer.
-      const host = this.host;
-      const evicting = evict || host !== undefined;
-      const out = scratchBuffer(gpu, outWords(n, evicting) * 4, 'hkv.out');
-      const evVals = evicting ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
-      try {
-        const encoder = gpu.device.createCommandEncoder({ label: where });
-        if (words) gpu.write(batch, words);
-        else encoder.copyBufferToBuffer((keys as DeviceArray).buffer, 0, batch, 0, 8 * n);
-        if (scoreIn instanceof Uint32Array) gpu.write(batch, scoreIn, 8 * n);
-        else if (scoreIn) encoder.copyBufferToBuffer(scoreIn.buffer, 0, batch, 8 * n, 8 * n);
-        if (flags)
-          gpu.write(
-            batch,
-            Uint32Array.from(flags, (f) => (f ? 1 : 0)),
-            16 * n,
-          );
-        if (withValues) {
-          if (values instanceof DeviceArray) encoder.copyBufferToBuffer(values.buffer, 0, inVals, 0, 4 * n * dim);
-          else gpu.write(inVals, values as Float32Array);
-        }
-        const staged: StagedUpsert = { n, batch, values: inVals, hasScores: scoreIn !== undefined };
-        const plan: UpsertPlan = {
-          mode,
-          evict: evicting,
-          dedupe: !this.assumeUniqueKeys,
-          clock: this.clock,
-          epoch: this.epochValue,
-          insertPasses: INSERT_PASSES,
-        };
-        this.engine.encodeUpsert(encoder, this.storage, staged, out, evVals, plan);
-        gpu.submit([encoder.finish()]);
-        this.clock += n;
-        const headWords = OUT_HEAD + (host ? 2 * n : n);
-        let head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
-        for (let retry = 0; retry < MAX_HOST_RETRIES && head.subarray(OUT_HEAD, OUT_HEAD + n).includes(HkvStatus.busy); retry++) {
-          const again = gpu.device.createCommandEncoder({ label: `${where} (retry)` });
-          this.engine.encodeInsertRetry(again, this.storage, staged, out, evVals, plan);
-          gpu.submit([again.finish()]);
-          head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
-        }
-        this.liveCount = head[1] as number;
-        const result = decodeStatus(head.subarray(OUT_HEAD, OUT_HEAD + n));
-        if (!evicting) return result;
-        const e = head[0] as number;
-        if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
-        const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
-        const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
-        const evictedKeys = wordsToBig(meta, e, EV_WORDS, 0);
-        if (host) {
-          const rows =
-            mode === UpdateMode.assignScores
-              ? new Float32Array(0)
-              : values instanceof DeviceArray
-                ? await gpu.download(values as DeviceArray<'f32'>)
-                : (values as Float32Array);
-          const batchKeys = words ?? new Uint32Array(await gpu.readBytes((keys as DeviceArray).buffer, 0, 8 * n));
-          this.applyHostTier(mode, result.status, head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n), batchKeys, rows, meta, evictedKeys, ev);
-        }
-        if (!evict) return result;
-        return {
-          ...result,
-          evictedKeys,
-          evictedScores: wordsToBig(meta, e, EV_WORDS, 2),
-          evictedValues: ev,
-        } satisfies EvictResult;
-      } finally {
-        for (const b of [batch, inVals, out, evVals]) if (b) gpu.pool.release(b);
+    return this.gpu.run(where, () => this.runUpsert(where, mode, n, keys, words, values, scoreIn, flags, evict));
+  }
+
+  /**
+   * Merges a host assign batch with the pending batches of the same kind (one dispatch; each call
+   * gets its own statuses). A batch repeating a key of the pending ones starts a new group, so the
+   * merged dispatch gives each call what it would get alone (LFU increments and statuses included).
+   */
+  private joinUpdate(where: string, mode: number, words: Uint32Array, values: Float32Array | undefined, scores: Uint32Array | undefined) {
+    const n = words.length / 2;
+    const kind = `update:${mode}:${scores ? 1 : 0}`;
+    const tail = this.tail;
+    let fresh = !(tail && tail.kind === kind && !tail.started && tail.seen);
+    if (!fresh) {
+      const seen = (tail as Group).seen as Set<number>;
+      for (let i = 0; i < n && !fresh; i++) if (seen.has(keyCode(words, i))) fresh = true;
+    }
+    const seen = fresh ? new Set<number>() : ((tail as Group).seen as Set<number>);
+    for (let i = 0; i < n; i++) seen.add(keyCode(words, i));
+    const dim = this.dim;
+    return this.joinGroup<UpsertResult>(kind, { words, values, scores }, fresh, seen, async (items) => {
+      const total = items.reduce((a, it) => a + it.words.length / 2, 0);
+      const allWords = concatWords(items.map((it) => it.words));
+      const allValues = values
+        ? concatFloats(
+            items.map((it) => it.values as Float32Array),
+            total * dim,
+          )
+        : undefined;
+      const allScores = scores ? concatWords(items.map((it) => it.scores as Uint32Array)) : undefined;
+      const r = (await this.runUpsert(where, mode, total, allWords, allWords, allValues, allScores, undefined, false)) as UpsertResult;
+      const out: UpsertResult[] = [];
+      let at = 0;
+      for (const it of items) {
+        const k = it.words.length / 2;
+        out.push(decodeStatus(Uint32Array.from(r.status.subarray(at, at + k))));
+        at += k;
       }
+      return out;
     });
+  }
+
+  private async runUpsert(
+    where: string,
+    mode: number,
+    n: number,
+    keys: KeysInput,
+    words: Uint32Array | undefined,
+    values: ValuesInput | undefined,
+    scoreIn: Uint32Array | DeviceArray<'u32'> | undefined,
+    flags: Uint8Array | undefined,
+    evict: boolean,
+  ): Promise<UpsertResult | EvictResult> {
+    this.assertLive(where);
+    if (n === 0) return emptyResult(evict, this.dim);
+    const withValues = mode !== UpdateMode.assignScores;
+    const inserts = mode === UpdateMode.upsert || mode === UpdateMode.accum || mode === UpdateMode.touch;
+    if (inserts) await this.makeRoom(n);
+    const gpu = this.gpu;
+    const dim = this.dim;
+    const batch = scratchBuffer(gpu, 5 * n * 4, 'hkv.batch');
+    const inVals = scratchBuffer(gpu, n * dim * 4, 'hkv.values.in');
+    // The host tier needs the evicted entries' slots to know each slot's last writer.
+    const host = this.host;
+    const evicting = evict || host !== undefined;
+    const out = scratchBuffer(gpu, outWords(n, evicting) * 4, 'hkv.out');
+    const evVals = evicting ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
+    try {
+      const encoder = gpu.device.createCommandEncoder({ label: where });
+      if (words) gpu.write(batch, words);
+      else encoder.copyBufferToBuffer((keys as DeviceArray).buffer, 0, batch, 0, 8 * n);
+      if (scoreIn instanceof Uint32Array) gpu.write(batch, scoreIn, 8 * n);
+      else if (scoreIn) encoder.copyBufferToBuffer(scoreIn.buffer, 0, batch, 8 * n, 8 * n);
+      if (flags)
+        gpu.write(
+          batch,
+          Uint32Array.from(flags, (f) => (f ? 1 : 0)),
+          16 * n,
+        );
+      if (withValues) {
+        if (values instanceof DeviceArray) encoder.copyBufferToBuffer(values.buffer, 0, inVals, 0, 4 * n * dim);
+        else gpu.write(inVals, values as Float32Array);
+      }
+      const staged: StagedUpsert = { n, batch, values: inVals, hasScores: scoreIn !== undefined };
+      const plan: UpsertPlan = {
+        mode,
+        evict: evicting,
+        dedupe: !this.assumeUniqueKeys,
+        clock: this.clock,
+        epoch: this.epochValue,
+        insertPasses: INSERT_PASSES,
+      };
+      this.engine.encodeUpsert(encoder, this.storage, staged, out, evVals, plan);
+      gpu.submit([encoder.finish()]);
+      this.clock += n;
+      const headWords = OUT_HEAD + (host ? 2 * n : n);
+      let head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
+      for (let retry = 0; retry < MAX_HOST_RETRIES && head.subarray(OUT_HEAD, OUT_HEAD + n).includes(HkvStatus.busy); retry++) {
+        const again = gpu.device.createCommandEncoder({ label: `${where} (retry)` });
+        this.engine.encodeInsertRetry(again, this.storage, staged, out, evVals, plan);
+        gpu.submit([again.finish()]);
+        head = new Uint32Array(await gpu.readBytes(out, 0, headWords * 4));
+      }
+      this.liveCount = head[1] as number;
+      const result = decodeStatus(head.subarray(OUT_HEAD, OUT_HEAD + n));
+      if (!evicting) return result;
+      const e = head[0] as number;
+      if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
+      const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
+      const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
+      const evictedKeys = wordsToBig(meta, e, EV_WORDS, 0);
+      if (host) {
+        const rows =
+          mode === UpdateMode.assignScores
+            ? new Float32Array(0)
+            : values instanceof DeviceArray
+              ? await gpu.download(values as DeviceArray<'f32'>)
+              : (values as Float32Array);
+        const batchKeys = words ?? new Uint32Array(await gpu.readBytes((keys as DeviceArray).buffer, 0, 8 * n));
+        this.applyHostTier(mode, result.status, head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n), batchKeys, rows, meta, evictedKeys, ev);
+      }
+      if (!evict) return result;
+      return {
+        ...result,
+        evictedKeys,
+        evictedScores: wordsToBig(meta, e, EV_WORDS, 2),
+        evictedValues: ev,
+      } satisfies EvictResult;
+    } finally {
+      for (const b of [batch, inVals, out, evVals]) if (b) gpu.pool.release(b);
+    }
   }
 
   /**
@@ -450,9 +554,8 @@ export class HkvCache {
       return this.gpu.run(where, () => this.findDevice(keys, n, options.withScores ?? false));
     }
     const words = hostKeyWords(keys, where);
-    return this.joinGroup<FindResult>(`find:${options.withScores ? 1 : 0}`, words, undefined, (merged) =>
-      this.findWords(merged, options.withScores ?? false),
-    ).then((r) => r);
+    const withScores = options.withScores ?? false;
+    return this.joinGroup<FindResult>(`find:${withScores ? 1 : 0}`, { words }, false, undefined, this.findGroup(withScores, true));
   }
 
   /** 1 where the key is present. */
@@ -465,59 +568,62 @@ export class HkvCache {
       return this.gpu.run(where, async () => (await this.findDevice(keys, n, false, false)).found);
     }
     const words = hostKeyWords(keys, where);
-    const r = await this.joinGroup<FindResult>('contains', words, undefined, (merged) => this.findWords(merged, false, false));
+    const r = await this.joinGroup<FindResult>('contains', { words }, false, undefined, this.findGroup(false, false));
     return r.found;
   }
 
   /**
    * Adds a host batch to the pending group of its kind (merged into one dispatch with the batches
-   * called before it without an operation of another kind in between), or starts a new group.
+   * called before it without an operation of another kind in between), or starts a new group
+   * (always, with `fresh`). `run` runs the merged items and returns one result per item.
    */
-  private joinGroup<R extends FindResult>(
+  private joinGroup<R>(
     kind: string,
-    words: Uint32Array,
-    extra: unknown,
-    run: (merged: Uint32Array) => Promise<R>,
+    batch: Pick<GroupItem, 'words' | 'values' | 'scores'>,
+    fresh: boolean,
+    seen: Set<number> | undefined,
+    run: (items: GroupItem[]) => Promise<R[]>,
   ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const item: GroupItem<R> = { words, extra, resolve, reject };
+      const item: GroupItem = { ...batch, resolve: resolve as (r: unknown) => void, reject };
       const tail = this.tail;
-      if (tail && tail.kind === kind && !tail.started) {
-        tail.items.push(item as GroupItem<unknown>);
+      if (!fresh && tail && tail.kind === kind && !tail.started) {
+        tail.items.push(item);
         return;
       }
-      const group: Group = { kind, started: false, items: [item as GroupItem<unknown>] };
+      const group: Group = { kind, started: false, items: [item], seen, run: run as (items: GroupItem[]) => Promise<unknown[]> };
       this.tail = group;
       this.gpu
         .run(`HkvCache.${kind.split(':')[0]}`, async () => {
           group.started = true;
           if (this.tail === group) this.tail = undefined;
-          this.assertLive(`HkvCache.${kind}`);
-          const total = group.items.reduce((s, it) => s + it.words.length, 0);
-          const merged = group.items.length === 1 ? words : new Uint32Array(total);
-          if (group.items.length > 1) {
-            let at = 0;
-            for (const it of group.items) {
-              merged.set(it.words, at);
-              at += it.words.length;
-            }
-          }
-          return run(merged);
+          this.assertLive(`HkvCache.${kind.split(':')[0]}`);
+          return group.run(group.items);
         })
         .then(
-          (r) => {
-            let at = 0;
-            for (const it of group.items) {
-              const n = it.words.length / 2;
-              it.resolve(sliceFind(r, at, n, this.dim));
-              at += n;
-            }
+          (results) => {
+            for (const [i, it] of group.items.entries()) it.resolve(results[i]);
           },
           (e) => {
             for (const it of group.items) it.reject(e);
           },
         );
     });
+  }
+
+  /** Runs merged find/contains batches: one find over the concatenated keys, split per item. */
+  private findGroup(withScores: boolean, withValues: boolean) {
+    return async (items: GroupItem[]): Promise<FindResult[]> => {
+      const r = await this.findWords(concatWords(items.map((it) => it.words)), withScores, withValues);
+      const out: FindResult[] = [];
+      let at = 0;
+      for (const it of items) {
+        const n = it.words.length / 2;
+        out.push(sliceFind(r, at, n, this.dim));
+        at += n;
+      }
+      return out;
+    };
   }
 
   private async findWords(words: Uint32Array, withScores: boolean, withValues = true): Promise<FindResult> {
@@ -729,7 +835,7 @@ export class HkvCache {
 
   private async grow(): Promise<void> {
     const from = this.storage;
-    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes, this.maxSlices);
+    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes);
     const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.grow' });
     to.encodeClear(encoder);
     this.engine.encodeRehash(encoder, from, to);
@@ -886,6 +992,28 @@ function decodeStatus(words: Uint32Array): UpsertResult {
     else if (s === HkvStatus.refused) refused.push(i);
   }
   return { inserted, updated, evicted, refused: Uint32Array.from(refused), status };
+}
+
+function concatWords(parts: Uint32Array[]): Uint32Array {
+  if (parts.length === 1) return parts[0] as Uint32Array;
+  const out = new Uint32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function concatFloats(parts: Float32Array[], length: number): Float32Array {
+  if (parts.length === 1) return parts[0] as Float32Array;
+  const out = new Float32Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function sliceFind(r: FindResult, at: number, n: number, dim: number): FindResult {

@@ -5,10 +5,18 @@ import { POLICY_CODES, type ValueVariant } from './wgsl/common';
 import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
+import type { GroupVariant } from './wgsl/group';
 import { insertKernel } from './wgsl/insert';
 import { rehashKernel } from './wgsl/rehash';
 import { scanKernel } from './wgsl/scan';
 import { UpdateMode, updateKernel } from './wgsl/update';
+import { evictedKernel, gatherKernel, scatterKernel } from './wgsl/windows';
+
+/** A window of value buffers: the first buffer and how many. */
+export interface Window {
+  base: number;
+  count: number;
+}
 
 /** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
 export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
@@ -51,14 +59,34 @@ export class HkvEngine {
     private readonly gpu: Gpu,
     readonly policy: ScorePolicy,
     readonly dual: boolean,
+    /** The cooperative kernels' groups: subgroup tiles of `tile` lanes, or one invocation per key. */
+    readonly group: GroupVariant,
+    /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
+    readonly maxSlices: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  private values(storage: HkvStorage): ValueVariant {
-    return { dim: storage.dim, slices: storage.split.slices, sliceSlots: storage.split.sliceSlots, deviceSlots: storage.deviceSlots };
+  /** The windows of value buffers: [first buffer, count], at most maxSlices each. */
+  windows(storage: HkvStorage): Window[] {
+    const out: Window[] = [];
+    const total = storage.split.slices;
+    const per = Math.max(1, Math.min(total, this.maxSlices));
+    for (let base = 0; base < total; base += per) out.push({ base, count: Math.min(per, total - base) });
+    return out;
   }
 
-  private sliceRecord(storage: HkvStorage, prefix = 'v'): Record<string, GPUBuffer> {
-    return Object.fromEntries(storage.values.map((b, s) => [`${prefix}${s}`, b]));
+  /** The value variant of one window (default: the first). */
+  private values(storage: HkvStorage, w: Window = this.windows(storage)[0] as Window): ValueVariant {
+    return { dim: storage.dim, slices: w.count, sliceSlots: storage.split.sliceSlots, deviceSlots: storage.deviceSlots, sliceBase: w.base };
+  }
+
+  /** The value buffers of one window (default: all of them), by binding name. */
+  private sliceRecord(storage: HkvStorage, prefix = 'v', w: Window = { base: 0, count: storage.values.length }): Record<string, GPUBuffer> {
+    return Object.fromEntries(storage.values.slice(w.base, w.base + w.count).map((b, s) => [`${prefix}${s}`, b]));
+  }
+
+  /** The first window's buffers (what the main kernels bind). */
+  private firstSlices(storage: HkvStorage): Record<string, GPUBuffer> {
+    return this.sliceRecord(storage, 'v', this.windows(storage)[0]);
   }
 
   private clockParams(storage: HkvStorage, n: number, clock: number, epoch: number) {
@@ -96,40 +124,37 @@ export class HkvEngine {
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
     const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
-    updateKernel.variant({ ...v, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual }).encode(this.gpu, encoder, {
-      buffers: bind({
-        bucket_meta: storage.meta,
-        keys: storage.keys,
-        scores: storage.scores,
-        batch: staged.batch,
-        out,
-        ...(withValues ? { in_vals: staged.values, ...this.sliceRecord(storage) } : {}),
-      }),
-      params,
-      invocations: n,
-      timestampWrites: time?.('update'),
-    });
+    updateKernel
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual })
+      .encode(this.gpu, encoder, {
+        buffers: bind({
+          bucket_meta: storage.meta,
+          keys: storage.keys,
+          scores: storage.scores,
+          batch: staged.batch,
+          out,
+          ...(withValues ? { in_vals: staged.values, ...this.firstSlices(storage) } : {}),
+        }),
+        params,
+        invocations: n,
+        timestampWrites: time?.('update'),
+      });
+    if (withValues) {
+      // Values in further windows of buffers: the updated keys' values, from the slots the pass recorded.
+      for (const w of this.windows(storage).slice(1)) {
+        scatterKernel
+          .variant({ ...this.values(storage, w), ...this.group, accumulate: plan.mode === UpdateMode.accum })
+          .encode(this.gpu, encoder, {
+            buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
+            params: { n },
+            invocations: n,
+            timestampWrites: time?.('update'),
+          });
+      }
+    }
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
-      const kernel = insertKernel.variant({ ...v, policy, hasScores: staged.hasScores, evict: plan.evict, dual: this.dual });
-      for (let pass = 0; pass < plan.insertPasses; pass++) {
-        kernel.encode(this.gpu, encoder, {
-          buffers: bind({
-            bucket_meta: storage.meta,
-            keys: storage.keys,
-            scores: storage.scores,
-            batch: staged.batch,
-            in_vals: staged.values,
-            out,
-            ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
-            ...this.sliceRecord(storage),
-          }),
-          params,
-          invocations: n,
-          timestampWrites: time?.('insert'),
-        });
-        storage.encodeReleaseClaims(encoder);
-      }
+      for (let pass = 0; pass < plan.insertPasses; pass++) this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time);
     }
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
     if (scratch) this.gpu.pool.release(scratch);
@@ -144,30 +169,74 @@ export class HkvEngine {
     evVals: GPUBuffer | undefined,
     plan: UpsertPlan,
   ): void {
-    const v = this.values(storage);
-    const kernel = insertKernel.variant({
-      ...v,
-      policy: POLICY_CODES[this.policy],
-      hasScores: staged.hasScores,
-      evict: plan.evict,
-      dual: this.dual,
-    });
-    kernel.encode(this.gpu, encoder, {
-      buffers: bind({
-        bucket_meta: storage.meta,
-        keys: storage.keys,
-        scores: storage.scores,
-        batch: staged.batch,
-        in_vals: staged.values,
-        out,
-        ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
-        ...this.sliceRecord(storage),
-      }),
-      params: this.clockParams(storage, staged.n, plan.clock, plan.epoch),
-      invocations: staged.n,
-    });
-    storage.encodeReleaseClaims(encoder);
+    this.encodeInsertPass(encoder, storage, staged, out, evVals, plan);
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+  }
+
+  /**
+   * One insert pass, its claims released, and with several windows of value buffers the value
+   * passes of the other windows: the evicted entries' values first (before the slots are
+   * overwritten), then the placed keys' values.
+   */
+  private encodeInsertPass(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    staged: StagedUpsert,
+    out: GPUBuffer,
+    evVals: GPUBuffer | undefined,
+    plan: UpsertPlan,
+    time?: PassTimer,
+  ): void {
+    const n = staged.n;
+    const windows = this.windows(storage);
+    insertKernel
+      .variant({
+        ...this.values(storage),
+        ...this.group,
+        policy: POLICY_CODES[this.policy],
+        hasScores: staged.hasScores,
+        evict: plan.evict,
+        dual: this.dual,
+        windowed: windows.length > 1,
+      })
+      .encode(this.gpu, encoder, {
+        buffers: bind({
+          bucket_meta: storage.meta,
+          keys: storage.keys,
+          scores: storage.scores,
+          batch: staged.batch,
+          in_vals: staged.values,
+          out,
+          ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
+          ...this.firstSlices(storage),
+        }),
+        params: this.clockParams(storage, n, plan.clock, plan.epoch),
+        invocations: n,
+        timestampWrites: time?.('insert'),
+      });
+    storage.encodeReleaseClaims(encoder);
+    if (windows.length === 1) return;
+    const rest = windows.slice(1);
+    if (plan.evict && evVals) {
+      for (const w of rest) {
+        evictedKernel.variant({ ...this.values(storage, w), ...this.group }).encode(this.gpu, encoder, {
+          buffers: bind({ out, ev_vals: evVals, ...this.sliceRecord(storage, 'v', w) }),
+          params: { n, rec: OUT_HEAD + 2 * n },
+          invocations: n,
+          timestampWrites: time?.('insert'),
+        });
+      }
+    }
+    rest.forEach((w, k) => {
+      scatterKernel
+        .variant({ ...this.values(storage, w), ...this.group, placed: true, last: k === rest.length - 1 })
+        .encode(this.gpu, encoder, {
+          buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
+          params: { n },
+          invocations: n,
+          timestampWrites: time?.('insert'),
+        });
+    });
   }
 
   /** find / contains: `found` one word per key; `values` n * dim floats; `scores` 2 words per key. */
@@ -181,18 +250,31 @@ export class HkvEngine {
   ): void {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
-    findKernel.variant({ ...this.values(storage), values, scores, dual: this.dual, slots: out.slots ?? false }).encode(this.gpu, encoder, {
+    const windows = values ? this.windows(storage) : [];
+    const slots = (out.slots ?? false) || windows.length > 1;
+    findKernel.variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
         keys: storage.keys,
         qkeys: keys,
         found: out.found,
         ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
-        ...(values ? { out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage) } : {}),
+        ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
       }),
       params: { n, mask: storage.mask },
       invocations: n,
       timestampWrites: time?.('find'),
+    });
+    // Further windows of value buffers: copy from the slots the find recorded; the last turns them into flags.
+    windows.slice(1).forEach((w, k) => {
+      gatherKernel
+        .variant({ ...this.values(storage, w), ...this.group, flags: k === windows.length - 2 && !(out.slots ?? false) })
+        .encode(this.gpu, encoder, {
+          buffers: bind({ found: out.found, out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage, 'v', w) }),
+          params: { n },
+          invocations: n,
+          timestampWrites: time?.('find'),
+        });
     });
   }
 
@@ -225,7 +307,7 @@ export class HkvEngine {
         keys: storage.keys,
         scores: storage.scores,
         out,
-        ...(exporting ? { ev_vals: evVals as GPUBuffer, ...this.sliceRecord(storage) } : {}),
+        ...(exporting ? { ev_vals: evVals as GPUBuffer, ...this.firstSlices(storage) } : {}),
       }),
       params: {
         offset: range.offset,
@@ -242,6 +324,15 @@ export class HkvEngine {
       },
       invocations: Math.max(range.count, 1),
     });
+    if (exporting) {
+      for (const w of this.windows(storage).slice(1)) {
+        evictedKernel.variant({ ...this.values(storage, w), ...this.group }).encode(this.gpu, encoder, {
+          buffers: bind({ out, ev_vals: evVals as GPUBuffer, ...this.sliceRecord(storage, 'v', w) }),
+          params: { n: Math.max(range.count, 1), rec: OUT_HEAD },
+          invocations: Math.max(range.count, 1),
+        });
+      }
+    }
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
   }
 

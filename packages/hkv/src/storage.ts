@@ -22,7 +22,7 @@ export class HkvStorage {
     readonly capacity: number,
     readonly dim: number,
     valueBufferBytes: number,
-    maxSlices: number,
+    maxSlices: number = Number.POSITIVE_INFINITY,
     /** Slots whose values live on the device (whole buckets); the others' values live in host memory. */
     readonly deviceSlots: number = capacity,
   ) {

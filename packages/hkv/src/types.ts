@@ -50,6 +50,17 @@ export interface HkvOptions {
    * Default: every value on the GPU.
    */
   maxDeviceBytesForValues?: number;
+  /**
+   * Cooperative kernels: a group of subgroup lanes looks up, updates and inserts one key at a time,
+   * each lane reading its share of the bucket's digest line and scores (default: whenever the device
+   * has subgroups). false: one invocation per key (the path for devices without subgroups).
+   */
+  subgroups?: boolean;
+  /**
+   * Lanes per group with subgroups: 1, 2, 4, 8, 16 or 32 (default 8: each lane reads 16 bytes of the
+   * 128-byte digest line), capped at the device's smallest subgroup.
+   */
+  tile?: number;
 }
 
 /** Keys: a `BigUint64Array`, a `Uint32Array` of (low, high) word pairs, or such pairs on the device. */

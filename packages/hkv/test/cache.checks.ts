@@ -286,6 +286,27 @@ export const cacheChecks = defineChecks('hkv/cache', [
   },
   { name: 'lru: random sequences on two buckets match the model', run: (ctx) => lruSequences(ctx, { dim: 2, capacity: 256 }, 6) },
   {
+    name: 'cooperative groups of 1 (no subgroups), 2 and all lanes: random sequences match the model; custom and dual-bucket invariants',
+    run: async (ctx) => {
+      const settings: Partial<HkvOptions>[] = [{ subgroups: false }];
+      if (ctx.gpu.subgroups.supported) settings.push({ tile: 2 }, { tile: 32 });
+      for (const group of settings) {
+        await lruSequences(ctx, { dim: 5, capacity: 256, ...group }, 2);
+        await policyInvariants(ctx, 'custom', 3, 'dual', group);
+        await policyInvariants(ctx, 'lfu', 1, 'single', group, { capacity: 128, pool: 600, minKeys: 200, maxKeys: 256 });
+      }
+    },
+  },
+  {
+    name: 'values in more buffers than one kernel binds (windows of buffers, each with its value passes): random sequences match the model',
+    run: (ctx) => {
+      const dim = 6;
+      const slices = ctx.gpu.limits.maxStorageBuffersPerShaderStage - 7 + 2;
+      const buckets = 2 ** Math.ceil(Math.log2(slices));
+      return lruSequences(ctx, { dim, capacity: 128 * buckets, maxValueBufferBytes: 128 * dim * 4 * sizeScale(ctx.scale) }, 3);
+    },
+  },
+  {
     name: 'host tier: half the values in host memory, random sequences match the model',
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 256, maxDeviceBytesForValues: 128 * 4 * 4 * sizeScale(ctx.scale) }, 4),
   },
@@ -519,10 +540,10 @@ export const cacheChecks = defineChecks('hkv/cache', [
           const err = await thrown(() => HkvCache.create(gpu, bad as unknown as HkvOptions));
           expect(err instanceof InvalidArgumentError, `options ${JSON.stringify(bad)}: ${err}`);
         }
-        // More value buffers than a kernel may bind: refused up front, naming the limit.
-        const slices = gpu.limits.maxStorageBuffersPerShaderStage - 6;
+        // A growing cache whose growth pass would bind more value buffers than allowed: refused up front, naming the limit.
+        const slices = gpu.limits.maxStorageBuffersPerShaderStage;
         const tooMany = await thrown(() =>
-          HkvCache.create(gpu, { capacity: 128 * 2 ** Math.ceil(Math.log2(slices)), dim: 1, maxValueBufferBytes: 512 }),
+          HkvCache.create(gpu, { capacity: 128, maxCapacity: 128 * 2 ** Math.ceil(Math.log2(slices)), dim: 1, maxValueBufferBytes: 512 }),
         );
         expect(
           tooMany instanceof LimitExceededError && /maxStorageBuffersPerShaderStage/.test(tooMany.message),
@@ -601,6 +622,59 @@ export const cacheChecks = defineChecks('hkv/cache', [
         expect(sameRow(r4.values, rows(a, 2, 1)), 'merged values come back to their callers');
       } finally {
         cache.destroy();
+      }
+    },
+  },
+  {
+    name: 'consecutive assigns of one kind merge into one dispatch; a batch repeating a key starts another; results equal one call at a time',
+    async run({ gpu, rng }) {
+      const dim = 2;
+      const pool = keyPool(rng, 400);
+      const present = pool.slice(0, 300);
+      const make = async () => {
+        const cache = await HkvCache.create(gpu, { capacity: 1024, dim, policy: 'lfu' });
+        await cache.insertOrAssign(present, rows(present, dim, 1));
+        return cache;
+      };
+      // Batches over present and absent keys; the third repeats a key of the first.
+      const batches = [
+        pool.slice(0, 60),
+        pool.slice(250, 350),
+        BigUint64Array.of(pool[5] as bigint, pool[200] as bigint),
+        pool.slice(100, 140),
+      ];
+      const merged = await make();
+      const alone = await make();
+      try {
+        let updates = 0;
+        const engine = (merged as unknown as { engine: { encodeUpsert: (...args: unknown[]) => void } }).engine;
+        const original = engine.encodeUpsert.bind(engine);
+        engine.encodeUpsert = (...args: unknown[]) => {
+          updates++;
+          original(...args);
+        };
+        const calls = (cache: HkvCache) => batches.map((b, i) => (i === 3 ? cache.assignScores(b) : cache.assign(b, rows(b, dim, 10 + i))));
+        const got = await Promise.all(calls(merged));
+        const want: Awaited<ReturnType<HkvCache['assign']>>[] = [];
+        for (const c of calls(alone)) want.push(await c);
+        expect(updates === 3, `${updates} update dispatches for assign(a), assign(b) | assign(repeat) | assignScores`);
+        got.forEach((g, i) => {
+          const w = want[i] as (typeof want)[number];
+          expect(g.updated === w.updated && g.inserted === 0, `batch ${i}: ${g.updated} updated, alone ${w.updated}`);
+          expect(
+            g.status.every((s, j) => s === w.status[j]),
+            `batch ${i}: statuses differ from one call at a time`,
+          );
+        });
+        const [a, b] = [await snapshot(merged, 'merged'), await snapshot(alone, 'alone')];
+        expect(a.size === b.size, 'sizes differ');
+        for (const [k, e] of b) {
+          const m = a.get(k);
+          expect(m !== undefined && sameRow(m.value, e.value) && m.score === e.score, `key 0x${k.toString(16)} differs`);
+        }
+      } finally {
+        merged.destroy();
+        alone.destroy();
       }
     },
   },

@@ -4,6 +4,8 @@
  * absent ones, dim 1, LRU, unique keys. GPU timestamps, median of the reps; a progress line per step
  * so a slow pass shows where it is.
  *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
+ * Env: REPS (default 3), GATHER (G/s, for shares), TILES (comma-separated lanes per cooperative
+ * group, 0 = one invocation per key; default the cache's choice).
  */
 
 import { DeviceArray, requestGpu } from '@gpuhash/core';
@@ -11,18 +13,22 @@ import { HkvCache } from '@gpuhash/hkv';
 
 const gpu = await requestGpu({ allowSoftware: true });
 console.log(`device: ${gpu.describe()}`);
+console.log(
+  `limits: maxStorageBuffersPerShaderStage ${gpu.limits.maxStorageBuffersPerShaderStage}, maxStorageBufferBindingSize ${gpu.limits.maxStorageBufferBindingSize}, maxBufferSize ${gpu.limits.maxBufferSize}`,
+);
 const logs = (process.argv[2] ?? (gpu.isSoftware ? '12,14' : '20,22,24,27')).split(',').map(Number);
 const loads = (process.argv[3] ?? '0.5,1.0').split(',').map(Number);
 const dims = (process.argv[4] ?? '1').split(',').map(Number);
 const reps = Number(process.env.REPS ?? 3);
 const gather = Number(process.env.GATHER ?? 0);
+const tiles: (number | undefined)[] = process.env.TILES ? process.env.TILES.split(',').map(Number) : [undefined];
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
 const t0 = performance.now();
 const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
 
 /** Median GPU ms per pass label over `reps` reps recorded in one submission (after one untimed rep). */
 async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => void) {
-  const timer = gpu.createTimer(64);
+  const timer = gpu.createTimer(2048);
   const enc = gpu.device.createCommandEncoder();
   encode(enc);
   const labels: string[] = [];
@@ -48,13 +54,15 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
   return new Map([...per].map(([k, v]) => [k, median(v.filter((x) => x !== undefined))]));
 }
 
-function keysOf(n: number, miss: boolean): DeviceArray<'u32'> {
+/** Keys `from .. from + n - 1` of the stream. */
+function keysOf(from: number, n: number, miss: boolean): DeviceArray<'u32'> {
   const a = new Uint32Array(2 * n);
-  for (let j = 0; j < n; j++) {
+  for (let t = 0; t < n; t++) {
+    const j = from + t;
     // Unique, never reserved: (lo, hi) = (j * odd + miss, j >> 31 | 0x1000).
     const x = Math.imul(2 * j + 1 + (miss ? 1 : 0), 0x9e3779b1) >>> 0;
-    a[2 * j] = x;
-    a[2 * j + 1] = ((j >>> 20) ^ 0x5bd1e995 ^ (miss ? 0x80000000 : 0)) >>> 0;
+    a[2 * t] = x;
+    a[2 * t + 1] = ((j >>> 20) ^ 0x5bd1e995 ^ (miss ? 0x80000000 : 0)) >>> 0;
   }
   return gpu.upload(a);
 }
@@ -62,42 +70,64 @@ function keysOf(n: number, miss: boolean): DeviceArray<'u32'> {
 const rate = (n: number, ms: number) =>
   `${(n / ms / 1e6).toFixed(2)} G/s${gather > 0 ? ` (${((100 * n) / ms / 1e6 / gather).toFixed(1)}%)` : ''}`;
 
-for (const dim of dims)
-  for (const log2 of logs) {
-    const capacity = 2 ** log2;
-    const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true });
-    const nMax = Math.round(Math.max(...loads) * capacity);
-    const hits = keysOf(nMax, false);
-    const misses = keysOf(nMax, true);
-    const values = gpu.createArray('f32', nMax * dim);
-    const out = gpu.createArray('u32', 2 * nMax + 4);
-    const found = gpu.createArray('u32', nMax);
-    const outValues = gpu.createArray('f32', nMax * dim);
-    console.log(`[${stamp()}] 2^${log2} dim ${dim}: arrays ready`);
-    for (const load of loads) {
-      const n = Math.round(load * capacity);
-      const k = DeviceArray.wrap(hits.buffer, 2 * n, 'u32');
-      const m = DeviceArray.wrap(misses.buffer, 2 * n, 'u32');
-      const v = DeviceArray.wrap(values.buffer, n * dim, 'f32');
-      const ins = await timePasses((enc, time) => {
-        cache.encodeClear(enc);
-        cache.encodeInsertOrAssign(enc, { keys: k, values: v, out }, time);
-      });
-      const size = await cache.size();
-      const total = [...ins.values()].reduce((a, b) => a + b, 0);
-      console.log(
-        `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
-      );
-      for (const [kind, q] of [
-        ['hit', k],
-        ['miss', m],
-      ] as const) {
-        const f = await timePasses((enc, time) => cache.encodeFind(enc, q, { found, values: outValues }, time));
-        const ms = f.get('find') ?? 0;
-        console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+for (const tile of tiles)
+  for (const dim of dims)
+    for (const log2 of logs) {
+      const capacity = 2 ** log2;
+      const group = tile === undefined ? {} : tile === 0 ? { subgroups: false } : { tile };
+      const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...group });
+      if (tile !== undefined) console.log(`tile ${tile === 0 ? 'none (one invocation per key)' : tile}`);
+      const nMax = Math.round(Math.max(...loads) * capacity);
+      // Batches of at most one binding of values (dims 32 and 64 at 2^27), encoded back to back.
+      const binding = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+      const chunk = Math.min(nMax, Math.floor(binding / (dim * 4)), Math.floor(binding / 8) - 4);
+      const hits: DeviceArray<'u32'>[] = [];
+      const misses: DeviceArray<'u32'>[] = [];
+      for (let at = 0; at < nMax; at += chunk) {
+        hits.push(keysOf(at, Math.min(chunk, nMax - at), false));
+        misses.push(keysOf(at, Math.min(chunk, nMax - at), true));
       }
+      const values = gpu.createArray('f32', chunk * dim);
+      const out = gpu.createArray('u32', 2 * chunk + 4);
+      const found = gpu.createArray('u32', chunk);
+      const outValues = gpu.createArray('f32', chunk * dim);
+      console.log(
+        `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers)`,
+      );
+      for (const load of loads) {
+        const n = Math.round(load * capacity);
+        const parts = (arrays: DeviceArray<'u32'>[]) => {
+          const list: { keys: DeviceArray<'u32'>; n: number }[] = [];
+          for (let c = 0, at = 0; at < n; c++, at += chunk) {
+            const m = Math.min(chunk, n - at);
+            list.push({ keys: DeviceArray.wrap((arrays[c] as DeviceArray<'u32'>).buffer, 2 * m, 'u32'), n: m });
+          }
+          return list;
+        };
+        const ins = await timePasses((enc, time) => {
+          cache.encodeClear(enc);
+          for (const p of parts(hits)) {
+            const v = DeviceArray.wrap(values.buffer, p.n * dim, 'f32');
+            cache.encodeInsertOrAssign(enc, { keys: p.keys, values: v, out }, time);
+          }
+        });
+        const size = await cache.size();
+        const total = [...ins.values()].reduce((a, b) => a + b, 0);
+        console.log(
+          `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
+        );
+        for (const [kind, q] of [
+          ['hit', hits],
+          ['miss', misses],
+        ] as const) {
+          const f = await timePasses((enc, time) => {
+            for (const p of parts(q)) cache.encodeFind(enc, p.keys, { found, values: outValues }, time);
+          });
+          const ms = f.get('find') ?? 0;
+          console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+        }
+      }
+      for (const a of [...hits, ...misses, values, out, found, outValues]) a.destroy();
+      cache.destroy();
     }
-    for (const a of [hits, misses, values, out, found, outValues]) a.destroy();
-    cache.destroy();
-  }
 process.exit(0);

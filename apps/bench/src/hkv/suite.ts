@@ -3,7 +3,7 @@ import { HkvCache, type ScorePolicy } from '@gpuhash/hkv';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { describeDevice } from '../device';
 import { gitInfo } from '../git';
-import { samplesOf, timeReps } from '../gpu/time-reps';
+import { type EncodeRep, samplesOf, timeReps } from '../gpu/time-reps';
 import { measureRoofline } from '../roofline';
 import { gops, type Stats, summarize } from '../stats';
 
@@ -34,6 +34,10 @@ export interface HkvBenchOptions {
   policies: readonly ScorePolicy[];
   json?: string;
   quiet: boolean;
+  /** Minimum GPU warm-up per measurement (ms; default 500 on a GPU, 0 on a software adapter). */
+  warmupMs?: number;
+  /** Lanes per cooperative group, or 0 for one invocation per key (default: the cache's choice). */
+  tile?: number;
 }
 
 export interface HkvRow {
@@ -81,6 +85,8 @@ HierarchicalKV's workloads: throughput (insertOrAssign, find hit, find miss per 
   --dims LIST            value dims of the throughput workload
   --loads LIST           loads of the throughput workload
   --reps N               timed repetitions (median reported)
+  --warmup-ms N          GPU warm-up before each measurement (default 500 on a GPU, 0 on software)
+  --tile N               lanes per cooperative group (1..32), 0 for one invocation per key
   --json FILE            write the rows as JSON
   --quiet                no progress lines`;
 }
@@ -108,6 +114,8 @@ export function parseHkvArgs(argv: readonly string[]): HkvBenchOptions | 'help' 
     else if (a === '--dims') o.dims = numbers(value());
     else if (a === '--loads') o.loads = numbers(value());
     else if (a === '--reps') o.reps = Number(value());
+    else if (a === '--warmup-ms') o.warmupMs = Number(value());
+    else if (a === '--tile') o.tile = Number(value());
     else if (a === '--json') o.json = value();
     else if (a === '--quiet') quiet = true;
     else throw new Error(`unknown hkv option ${a}`);
@@ -124,6 +132,8 @@ export function parseHkvArgs(argv: readonly string[]): HkvBenchOptions | 'help' 
     policies: preset.policies,
     json: o.json,
     quiet,
+    warmupMs: o.warmupMs,
+    tile: o.tile,
   };
 }
 
@@ -168,6 +178,34 @@ interface Ctx {
   gather: number;
   log: (line: string) => void;
   warmupMs: number;
+  /** The cooperative-group options of the throughput caches. */
+  group: { subgroups?: boolean; tile?: number };
+}
+
+/** Most warm-up reps before a measurement. */
+const MAX_WARMUP_REPS = 64;
+
+/**
+ * GPU times of `reps` repetitions recorded back to back in one submission after a warm-up sized
+ * from one probe rep's GPU time (timestamps, not the wall clock): about `ctx.warmupMs` of GPU work,
+ * at most MAX_WARMUP_REPS reps. Logs the probe, the warm-up and the wall time of each phase.
+ */
+async function measure(ctx: Ctx, label: string, reps: number, encodeRep: EncodeRep): Promise<Map<string, number[]>> {
+  const t0 = performance.now();
+  let warmup = 1;
+  let probeMs = 0;
+  if (ctx.warmupMs > 0) {
+    const probe = await timeReps(ctx.gpu, encodeRep, { warmup: 0, reps: 1, label: `${label} (probe)` });
+    probeMs = [...probe.values()].reduce((a, v) => a + (v[0] ?? 0), 0);
+    warmup = Math.min(MAX_WARMUP_REPS, Math.max(1, Math.ceil(ctx.warmupMs / Math.max(probeMs, 0.01))));
+  }
+  const t1 = performance.now();
+  const times = await timeReps(ctx.gpu, encodeRep, { warmup, reps, label });
+  const t2 = performance.now();
+  ctx.log(
+    `  ${label}: probe ${probeMs.toFixed(2)} GPU ms (${(t1 - t0).toFixed(0)} ms wall), ${warmup} warm-up + ${reps} reps in ${(t2 - t1).toFixed(0)} ms wall`,
+  );
+  return times;
 }
 
 async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
@@ -178,7 +216,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
   for (const dim of o.dims) {
     let cache: HkvCache;
     try {
-      cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true });
+      cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...ctx.group });
     } catch (error) {
       if (!(error instanceof LimitExceededError)) throw error;
       // More value buffers than one kernel may bind on this device: reported, not measured.
@@ -200,6 +238,11 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
       const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
       const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
+      const tKeys = performance.now();
+      await gpu.finish();
+      ctx.log(
+        `throughput dim ${dim}: cache of 2^${o.capacityLog2} slots and ${2 * hits.length} key arrays of up to ${chunk} keys ready (${(performance.now() - tKeys).toFixed(0)} ms waiting for the GPU)`,
+      );
       try {
         for (const load of o.loads) {
           const n = Math.round(load * capacity);
@@ -217,14 +260,10 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
               cache.encodeInsertOrAssign(encoder, { keys, values: vals, out }, time ? () => time('insert') : undefined);
             }
           };
-          const insertTimes = await timeReps(
-            gpu,
-            (encoder, time) => {
-              cache.encodeClear(encoder);
-              insertAll(encoder, time);
-            },
-            { warmup: 1, warmupMs: ctx.warmupMs, reps: o.reps, label: 'bench.hkv.insert' },
-          );
+          const insertTimes = await measure(ctx, `insertOrAssign dim ${dim} load ${load}`, o.reps, (encoder, time) => {
+            cache.encodeClear(encoder);
+            insertAll(encoder, time);
+          });
           const size = await cache.size();
           rows.push(
             row(ctx, 'throughput', 'insertOrAssign', n, samplesOf(insertTimes, 'insert'), {
@@ -235,20 +274,21 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
             }),
           );
           for (const kind of ['hit', 'miss'] as const) {
-            const times = await timeReps(
-              gpu,
-              (encoder, time) => {
-                for (const p of parts(kind === 'hit' ? hits : misses)) {
-                  const keys = p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n);
-                  cache.encodeFind(encoder, keys, { found, values: outValues }, () => time('find'));
-                }
-              },
-              { warmup: 1, warmupMs: ctx.warmupMs, reps: o.reps, label: `bench.hkv.find-${kind}` },
-            );
+            const times = await measure(ctx, `find-${kind} dim ${dim} load ${load}`, o.reps, (encoder, time) => {
+              for (const p of parts(kind === 'hit' ? hits : misses)) {
+                const keys = p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n);
+                cache.encodeFind(encoder, keys, { found, values: outValues }, () => time('find'));
+              }
+            });
             // Check the last chunk's answers: misses are never found; hits are found as often as the cache kept keys.
+            const t0 = performance.now();
             const last = parts(kind === 'hit' ? hits : misses).at(-1) as { n: number };
             const flags = await gpu.download(found, last.n);
-            const foundCount = flags.reduce((a, b) => a + b, 0);
+            let foundCount = 0;
+            for (let i = 0; i < flags.length; i++) foundCount += flags[i] as number;
+            ctx.log(
+              `  find-${kind} dim ${dim} load ${load}: ${last.n} answers read back and counted in ${(performance.now() - t0).toFixed(0)} ms`,
+            );
             const ok = kind === 'miss' ? foundCount === 0 : foundCount <= last.n && (load < 0.6 ? foundCount === last.n : true);
             rows.push(
               row(ctx, 'throughput', `find-${kind}`, n, samplesOf(times, 'find'), {
@@ -295,13 +335,26 @@ function row(ctx: Ctx, workload: string, operation: string, ops: number, samples
   };
 }
 
-/** Zipf(alpha) ranks over [0, universe): inverse CDF by binary search. */
-function zipfSampler(universe: number, alpha: number, seed: number): () => number {
+/** Guide-table cells of the Zipf sampler: each narrows the binary search to the ranks of one cell. */
+const ZIPF_GUIDE = 1 << 23;
+
+/**
+ * Zipf(alpha) ranks over [0, universe): inverse CDF by binary search, started from a guide table
+ * (the first rank of each 1/2^23 of the mass), so a sample costs a few probes of nearby ranks
+ * instead of ~25 probes across the whole CDF (which took minutes for the full suite's 200M samples).
+ */
+export function zipfSampler(universe: number, alpha: number, seed: number): () => number {
   const cdf = new Float64Array(universe);
   let sum = 0;
   for (let r = 0; r < universe; r++) {
     sum += 1 / (r + 1) ** alpha;
     cdf[r] = sum;
+  }
+  const guide = new Uint32Array(ZIPF_GUIDE + 1);
+  for (let g = 0, r = 0; g <= ZIPF_GUIDE; g++) {
+    const u = (g / ZIPF_GUIDE) * sum;
+    while (r < universe - 1 && (cdf[r] as number) < u) r++;
+    guide[g] = r;
   }
   let s = seed >>> 0 || 1;
   const rand = () => {
@@ -313,9 +366,12 @@ function zipfSampler(universe: number, alpha: number, seed: number): () => numbe
     return s / 2 ** 32;
   };
   return () => {
-    const u = rand() * sum;
-    let lo = 0;
-    let hi = universe - 1;
+    // u = rand() * sum, as a plain inverse CDF; the first rank with cdf >= u lies in [guide[g], guide[g + 1]].
+    const x = rand() * ZIPF_GUIDE;
+    const g = Math.floor(x);
+    const u = (x / ZIPF_GUIDE) * sum;
+    let lo = guide[g] as number;
+    let hi = guide[g + 1] as number;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if ((cdf[mid] as number) < u) lo = mid + 1;
@@ -333,6 +389,7 @@ async function hitrate(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
   const warm = (4 * capacity) / batch;
   const measured = (8 * capacity) / batch;
   for (const alpha of o.alphas) {
+    const t0 = performance.now();
     const sample = zipfSampler(universe, alpha, 0x2545f491);
     // One key stream per exponent, shared by the policies.
     const stream: Uint32Array[] = [];
@@ -345,6 +402,9 @@ async function hitrate(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       }
       stream.push(words);
     }
+    ctx.log(
+      `hitrate alpha ${alpha}: ${stream.length} batches of ${batch} Zipf keys drawn in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     for (const policy of o.policies) {
       const cache = await HkvCache.create(ctx.gpu, { capacity, dim: 1, policy });
       try {
@@ -405,26 +465,36 @@ async function topnOne(ctx: Ctx, o: HkvBenchOptions, mode: 'single' | 'dual'): P
       s >>>= 0;
       return s;
     };
-    const all = new Map<bigint, bigint>();
+    // Key j of the stream is hostKey(j); its score, as a double (exact to 53 bits: ties at the
+    // top-N boundary are negligible for uniform 64-bit scores), for ranking on the host.
+    const rank = new Float64Array(total);
     let firstEviction: number | undefined;
     const values = new Float32Array(batch);
+    const keys = new Uint32Array(2 * batch);
+    const scores = new Uint32Array(2 * batch);
     for (let at = 0; at < total; at += batch) {
-      const keys = new BigUint64Array(batch);
-      const scores = new BigUint64Array(batch);
       for (let i = 0; i < batch; i++) {
         const [lo, hi] = hostKey(at + i);
-        keys[i] = (BigInt(hi) << 32n) | BigInt(lo);
-        scores[i] = (BigInt(rand32()) << 32n) | BigInt(rand32());
-        all.set(keys[i] as bigint, scores[i] as bigint);
+        keys[2 * i] = lo;
+        keys[2 * i + 1] = hi;
+        scores[2 * i] = rand32();
+        scores[2 * i + 1] = rand32();
+        rank[at + i] = (scores[2 * i + 1] as number) * 2 ** 32 + (scores[2 * i] as number);
       }
       const before = firstEviction === undefined ? await cache.size() : 0;
       const r = await cache.insertAndEvict(keys, values, scores);
       if (firstEviction === undefined && (r.evictedKeys.length > 0 || r.refused.length > 0)) firstEviction = before / capacity;
     }
-    const top = [...all.entries()].sort((a, b) => (a[1] > b[1] ? -1 : a[1] < b[1] ? 1 : 0)).slice(0, capacity);
+    const threshold = Float64Array.from(rank).sort()[total - capacity] as number;
     const stored = await cache.exportBatch();
     const have = new Set(stored.keys);
-    const kept = top.filter(([k]) => have.has(k)).length / capacity;
+    let topKept = 0;
+    for (let j = 0; j < total; j++) {
+      if ((rank[j] as number) < threshold) continue;
+      const [lo, hi] = hostKey(j);
+      if (have.has((BigInt(hi) << 32n) | BigInt(lo))) topKept++;
+    }
+    const kept = topKept / capacity;
     ctx.log(`topn ${mode}-bucket: first eviction at load ${firstEviction?.toFixed(3)}, top-N retention ${(100 * kept).toFixed(2)}%`);
     return {
       workload: 'topn',
@@ -451,7 +521,8 @@ async function hosttier(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
     keys[2 * i] = lo;
     keys[2 * i + 1] = hi;
   }
-  const values = Float32Array.from({ length: n * dim }, (_, j) => j);
+  const values = new Float32Array(n * dim);
+  for (let j = 0; j < values.length; j++) values[j] = j;
   for (const onHost of [0, 0.5, 1]) {
     const deviceBytes = Math.round((1 - onHost) * capacity) * dim * 4;
     const cache = await HkvCache.create(ctx.gpu, { capacity, dim, maxDeviceBytesForValues: deviceBytes, assumeUniqueKeys: true });
@@ -540,18 +611,31 @@ export async function runHkvBench(
   const options = o;
   const gpu = io.gpu ?? (await requestGpu({ allowSoftware: true, dawnOptions, log: (m) => io.stderr(`${m}\n`) }));
   try {
+    const started = performance.now();
     const log = (line: string) => {
-      if (!options.quiet) io.stderr(`${line}\n`);
+      if (!options.quiet) io.stderr(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${line}\n`);
     };
-    const warmupMs = gpu.isSoftware ? 0 : 500;
+    const warmupMs = options.warmupMs ?? (gpu.isSoftware ? 0 : 500);
     const roof = await measureRoofline(gpu, { reps: options.reps, warmup: 1, warmupMs });
-    const ctx: Ctx = { gpu, gather: roof.gather4.opsPerSecond, log, warmupMs };
+    const group = options.tile === undefined ? {} : options.tile === 0 ? { subgroups: false } : { tile: options.tile };
+    const ctx: Ctx = { gpu, gather: roof.gather4.opsPerSecond, log, warmupMs, group };
     log(`gpuhash-bench hkv ${options.suite}: ${gpu.describe()}; random 4-byte gather ${(roof.gather4.opsPerSecond / 1e9).toFixed(2)} G/s`);
+    log(
+      `limits: maxStorageBuffersPerShaderStage ${gpu.limits.maxStorageBuffersPerShaderStage}, maxStorageBufferBindingSize ${gpu.limits.maxStorageBufferBindingSize}, maxBufferSize ${gpu.limits.maxBufferSize}`,
+    );
     const rows: HkvRow[] = [];
-    if (options.workloads.includes('throughput')) rows.push(...(await throughput(ctx, options)));
-    if (options.workloads.includes('hitrate')) rows.push(...(await hitrate(ctx, options)));
-    if (options.workloads.includes('topn')) rows.push(...(await topn(ctx, options)));
-    if (options.workloads.includes('hosttier')) rows.push(...(await hosttier(ctx, options)));
+    for (const [name, run] of [
+      ['throughput', throughput],
+      ['hitrate', hitrate],
+      ['topn', topn],
+      ['hosttier', hosttier],
+    ] as const) {
+      if (!options.workloads.includes(name)) continue;
+      const t0 = performance.now();
+      log(`${name}: start`);
+      rows.push(...(await run(ctx, options)));
+      log(`${name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
     io.stdout(`${formatHkvRows(rows)}\n`);
     if (options.json) {
       const { mkdirSync, writeFileSync } = await import('node:fs');

@@ -20,39 +20,62 @@ export const opParams = {
   epoch: 'u32',
 } as const;
 
-/** Where the value vectors live: `dim` floats a slot, `sliceSlots` slots per buffer, `slices` buffers. */
+/**
+ * Where the value vectors live: `dim` floats a slot, `sliceSlots` slots per buffer. A kernel binds
+ * `slices` buffers from buffer `sliceBase` on (a window: a cache with more value buffers than one
+ * kernel may bind runs its value passes once per window).
+ */
 export interface ValueVariant {
   dim: number;
   slices: number;
   sliceSlots: number;
   /** Slots whose values live on the device; the values of slots from here up live in host memory (the host tier). */
   deviceSlots: number;
+  /** The first value buffer bound (0 unless the values span several windows). */
+  sliceBase?: number;
 }
 
 /** The value buffers' bindings, `v0`..: read-only or read-write arrays of f32. */
-export function sliceBindings(slices: number, access: 'read' | 'read_write', prefix = 'v'): BindingsLayout {
+export function sliceBindings(slices: number, access: 'read' | 'read_write', prefix = 'v', element = 'f32'): BindingsLayout {
   const out: Record<string, ReturnType<typeof storage>> = {};
-  for (let s = 0; s < slices; s++) out[`${prefix}${s}`] = storage(access, 'f32');
+  for (let s = 0; s < slices; s++) out[`${prefix}${s}`] = storage(access, element);
   return out;
 }
 
 /**
- * `fn NAME_load(slot, j) -> f32` (and `NAME_store(slot, j, x)` when writable) over the value
- * buffers `PREFIX0..`: slot `g`'s vector is at `(g % sliceSlots) * dim` of buffer `g / sliceSlots`.
- * WGSL cannot index bindings, so a switch picks the buffer.
+ * How a kernel moves value vectors: as 16-byte quads when dim is a multiple of 4 (`VAL` is
+ * vec4<f32>, `VW` = dim / 4 per vector), else as floats (`VAL` f32, `VW` = dim). The value buffers,
+ * and the batch's value arrays, are then bound as arrays of `element`.
  */
-export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val'): string {
+export function valueWords(dim: number): { quads: boolean; element: string; wgsl: string } {
+  const quads = dim % 4 === 0;
+  const element = quads ? 'vec4<f32>' : 'f32';
+  return { quads, element, wgsl: `alias VAL = ${element};\nconst VW: u32 = ${quads ? dim / 4 : dim}u;` };
+}
+
+/**
+ * `fn NAME_load(slot, j) -> f32` (and `NAME_store(slot, j, x)` when writable) over the value
+ * buffers `PREFIX0..`: slot `g`'s vector is at `(g % sliceSlots) * dim` of buffer
+ * `g / sliceSlots - sliceBase`. WGSL cannot index bindings, so a switch picks the buffer. Slots
+ * whose buffer is not bound (host-tier slots, other windows) load 0 and store nothing;
+ * `fn NAME_here(slot) -> bool` tells which are bound.
+ */
+export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val', quads = false): string {
+  const base = v.sliceBase ?? 0;
+  const width = quads ? v.dim / 4 : v.dim;
+  const type = quads ? 'vec4<f32>' : 'f32';
   const cases = (body: (b: string) => string) => {
     if (v.slices === 1) return body(`${prefix}0`);
     const arms = [];
     for (let s = 1; s < v.slices; s++) arms.push(`    case ${s}u: { ${body(`${prefix}${s}`)} }`);
     return `switch (s) {\n${arms.join('\n')}\n    default: { ${body(`${prefix}0`)} }\n  }`;
   };
-  const head = `  let s = slot / ${v.sliceSlots}u;\n  let o = (slot - s * ${v.sliceSlots}u) * ${v.dim}u + j;`;
-  // Host-tier slots: the kernel leaves their values to the host (which reads the slot from the out buffer).
-  const guard = (ret: string) => `  if (slot >= ${v.deviceSlots}u) { return${ret}; }`;
-  let out = `fn ${name}_load(slot: u32, j: u32) -> f32 {\n${guard(' 0.0')}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
-  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: f32) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
+  const head = `  let s = slot / ${v.sliceSlots}u - ${base}u;\n  let o = (slot % ${v.sliceSlots}u) * ${width}u + j;`;
+  // Host-tier slots, and slots of other windows: the kernel leaves their values to the host or another pass.
+  const guard = (ret: string) => `  if (!${name}_here(slot)) { return${ret}; }`;
+  let out = `fn ${name}_here(slot: u32) -> bool { return slot < ${v.deviceSlots}u && slot / ${v.sliceSlots}u - ${base}u < ${v.slices}u; }\n`;
+  out += `fn ${name}_load(slot: u32, j: u32) -> ${type} {\n${guard(` ${type}()`)}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
+  if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: ${type}) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
   return out;
 }
 
@@ -76,6 +99,8 @@ const ST_IGNORED: u32 = ${HkvStatus.ignored}u;
 const ST_FOUND: u32 = ${HkvStatus.found}u;
 // Not a result: found absent by the update pass, to be inserted by the insert pass.
 const ST_PENDING: u32 = 100u;
+// Set on a placed key's status while its value still has to be written into other windows of value buffers.
+const VALUES_PENDING: u32 = 0x80u;
 // The out buffer: 4 counter words, then one status per key, then one slot per key (the slot it was
 // found in or placed in, NONE otherwise), then 5 words per evicted entry (key, score, slot).
 const OUT_HEAD: u32 = 4u;
@@ -138,6 +163,16 @@ const ADMISSION: bool = POLICY == 4u;
   { requires: [u64Module, u64OrderModule], needs: ['batch', 'params', 'HAS_SCORES', 'POLICY'] },
 );
 
+/** The key's digest byte, by mode. */
+export const digestModule = wgslModule(
+  'hkv.digest',
+  /* wgsl */ `
+/** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
+fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
+`,
+  { requires: [hkvCoreModule], needs: ['DUAL'] },
+);
+
 /**
  * Looks a key up in its bucket through the digest line: `fn hkv_locate(k, h, b) -> u32`, the slot
  * (0..127) or NONE. The kernel declares `digest_word(i) -> u32` and `key_at(slot) -> vec2<u32>`
@@ -146,9 +181,6 @@ const ADMISSION: bool = POLICY == 4u;
 export const locateModule = wgslModule(
   'hkv.locate',
   /* wgsl */ `
-/** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
-fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
-
 /** The key's global slot (bucket * 128 + slot) in its bucket, or its two buckets (DUAL), or NONE. */
 fn hkv_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
   let b1 = hkv_bucket(h, mask);
@@ -177,7 +209,7 @@ fn hkv_locate(k: vec2<u32>, h: vec2<u32>, b: u32) -> u32 {
   return NONE;
 }
 `,
-  { requires: [hkvCoreModule, u64OrderModule], needs: ['digest_word', 'key_at', 'DUAL'] },
+  { requires: [hkvCoreModule, u64OrderModule, digestModule], needs: ['digest_word', 'key_at', 'DUAL'] },
 );
 
 /** The constants a per-key kernel is specialised with. */

@@ -1,8 +1,9 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
-import { hkvCoreModule, locateModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
+import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
+import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
+import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
 
-export interface FindVariant extends ValueVariant {
+export interface FindVariant extends ValueVariant, GroupVariant {
   /** Copy the values out (find); false for contains. */
   values: boolean;
   /** Write each found key's score (find with scores). */
@@ -14,7 +15,11 @@ export interface FindVariant extends ValueVariant {
 
 /**
  * The reader pass (find, contains): one digest line decides a miss; a digest match compares the
- * full key. Readers never run in a dispatch that changes slots, so plain loads see whole entries.
+ * full key. Readers never run in a dispatch that changes slots, so plain loads see whole entries
+ * (and the digest lines are read as 16-byte quads through a read-only binding).
+ * Cooperative: a group of TILE lanes looks up its lanes' keys one after the other, each lane
+ * reading its share of the line (see group.ts); every lane then writes its own key's answer
+ * (coalesced), and the group copies value vectors together, lanes over j, when dim >= 4.
  * `found` is one word per key (1 found, 0 not); `out_scores` two words per key; `out_vals` `dim`
  * floats per key, zeros for a miss.
  */
@@ -22,44 +27,78 @@ export const findKernel = defineKernel({
   name: 'hkv.find',
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, values: true, scores: false, dual: false, slots: false } as FindVariant,
+  variant: {
+    dim: 1,
+    slices: 1,
+    sliceSlots: 128,
+    deviceSlots: 128,
+    sliceBase: 0,
+    values: true,
+    scores: false,
+    dual: false,
+    slots: false,
+    subgroups: false,
+    tile: 1,
+  } as FindVariant,
   bindings: (v: FindVariant) => ({
     params: uniform(),
-    bucket_meta: storage('read', 'u32'),
+    bucket_meta: storage('read', readsQuads(v) ? 'vec4<u32>' : 'u32'),
     keys: storage('read', 'vec2<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     found: storage('read_write', 'u32'),
     ...(v.scores ? { scores: storage('read', 'vec2<u32>'), out_scores: storage('read_write', 'vec2<u32>') } : {}),
-    ...(v.values ? { out_vals: storage('read_write', 'f32'), ...sliceBindings(v.slices, 'read') } : {}),
+    ...(v.values
+      ? { out_vals: storage('read_write', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element) }
+      : {}),
   }),
-  source: (decls, v) =>
-    composeWgsl(
+  source: (decls, v) => {
+    const coop = v.values && groupCopies(v);
+    const io = valueWords(v.dim);
+    return composeWgsl(
       /* wgsl */ `
 ${decls}
 
-fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }
+${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
 fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
-${v.values ? sliceAccessors(v, false) : ''}
+${io.wgsl}
+${v.values ? sliceAccessors(v, false, 'v', 'val', io.quads) : ''}
 
-${entryPoint(WORKGROUP_SIZE)} {
-  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
-    let k = qkeys[i];
+${groupEntry(v.subgroups)} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    let in_batch = i < params.n;
+    var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
+    if (in_batch) { k = qkeys[i]; }
+    let h = hkv_hash(k);
     var g = NONE;
-    if (!hkv_is_reserved(k)) { g = hkv_find_slot(k, hkv_hash(k), params.mask); }
-    found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
-    ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
+    ${groupQueue(
+      'in_batch && !hkv_is_reserved(k)',
+      `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
+      if (cg_lane() == src) { g = r; }`,
+    )}
+    if (in_batch) {
+      found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
+      ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
+      ${v.values && !coop ? `for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = select(VAL(), val_load(g, j), g != NONE); }` : ''}
+    }
     ${
-      v.values
-        ? `if (g != NONE) {
-      for (var j = 0u; j < ${v.dim}u; j++) { out_vals[i * ${v.dim}u + j] = val_load(g, j); }
-    } else {
-      for (var j = 0u; j < ${v.dim}u; j++) { out_vals[i * ${v.dim}u + j] = 0.0; }
-    }`
+      coop
+        ? groupQueue(
+            'in_batch',
+            `let gs = cg_broadcast(g, src);
+      let is = cg_broadcast(i, src);
+      for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = select(VAL(), val_load(gs, j), gs != NONE); }`,
+          )
         : ''
     }
   }
 }
 `,
-      { modules: [gridModule, hkvCoreModule, locateModule], constants: { DUAL: v.dual } },
-    ),
+      {
+        modules: [gridModule, hkvCoreModule, groupModule(v.subgroups, readsQuads(v))],
+        constants: { DUAL: v.dual, TILE: v.tile, DIM: v.dim },
+      },
+    );
+  },
 });

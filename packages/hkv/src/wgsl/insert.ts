@@ -1,9 +1,8 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import { claimModule } from './claim';
 import {
   hkvCoreModule,
-  locateModule,
   MAX_ATTEMPTS,
   opConstants,
   opParams,
@@ -11,32 +10,43 @@ import {
   sliceAccessors,
   sliceBindings,
   type ValueVariant,
+  valueWords,
   WORKGROUP_SIZE,
 } from './common';
+import { type GroupVariant, groupEntry, groupQueue, insertGroupModule } from './group';
 
-export interface InsertVariant extends ValueVariant {
+export interface InsertVariant extends ValueVariant, GroupVariant {
   policy: number;
   hasScores: boolean;
   /** Write each evicted entry (key, score, value) to the out buffers, compacted by a counter. */
   evict: boolean;
   /** Dual-bucket mode: two candidate buckets, the less loaded while there is room, then the lower minimum. */
   dual: boolean;
+  /**
+   * The values span several windows of buffers: a placed key's status carries VALUES_PENDING until
+   * the scatter passes have written its value into the other windows.
+   */
+  windowed: boolean;
 }
 
 /**
  * The inserter pass: each key the update pass left pending (or an earlier insert pass left busy)
- * takes a slot of its bucket.
- * 1. A free slot: the digest line's bytes equal to the empty digest, from the key's start word,
- *    whose key is empty or reclaimed; claim it, re-check it is free, write it.
- * 2. Else the minimum score of the unclaimed slots. Custom scores: a key scoring below it is
- *    refused (admission control; ties are admitted). Claim that slot, re-read its score and key:
- *    if the score rose above the minimum seen, release and start again (NVIDIA's re-check);
- *    otherwise report the old entry (insertAndEvict) and overwrite it.
+ * takes a slot of its bucket. A group of TILE lanes serves its lanes' keys one after the other
+ * (see group.ts): the lanes read the digest line and the scores together, lane 0 claims, and every
+ * decision is broadcast, so the group runs one key's steps in lockstep.
+ * 1. A free slot: the digest line's bytes equal to the empty digest, in probe order from the key's
+ *    start word, whose key is empty or reclaimed; claim it, re-check it is free, write it.
+ * 2. Else the minimum score of the unclaimed slots (a reduction over the lanes: score high word,
+ *    low word, then probe order). Custom scores: a key scoring below it is refused (admission
+ *    control; ties are admitted). Claim that slot, re-read its score and key: if the score rose
+ *    above the minimum seen, release and start again (NVIDIA's re-check); otherwise report the old
+ *    entry (insertAndEvict) and overwrite it.
  * A slot written by this pass keeps its claim bit until the pass ends (see claim.ts): it is written
  * at most once per pass, and everything a claimer reads (key, score, value) was written by an
  * earlier dispatch. So a key placed by this pass is evicted by a later pass, never by this one.
  * Every loop is bounded: a key still without a slot after MAX_ATTEMPTS, or whose bucket has no
  * unclaimed slot left, is reported busy and the next pass (or the host) runs it again.
+ * The live-entry counter takes one atomicAdd per workgroup, not one per key.
  */
 export const insertKernel = defineKernel({
   name: 'hkv.insert',
@@ -47,10 +57,14 @@ export const insertKernel = defineKernel({
     slices: 1,
     sliceSlots: 128,
     deviceSlots: 128,
+    sliceBase: 0,
     policy: 0,
     hasScores: false,
     evict: false,
     dual: false,
+    windowed: false,
+    subgroups: false,
+    tile: 1,
   } as InsertVariant,
   bindings: (v: InsertVariant) => ({
     params: uniform(),
@@ -58,10 +72,10 @@ export const insertKernel = defineKernel({
     keys: storage('read_write', 'atomic<u32>'),
     scores: storage('read_write', 'atomic<u32>'),
     batch: storage('read', 'u32'),
-    in_vals: storage('read', 'f32'),
+    in_vals: storage('read', valueWords(v.dim).element),
     out: storage('read_write', 'atomic<u32>'),
-    ...(v.evict ? { ev_vals: storage('read_write', 'f32') } : {}),
-    ...sliceBindings(v.slices, 'read_write'),
+    ...(v.evict ? { ev_vals: storage('read_write', valueWords(v.dim).element) } : {}),
+    ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
     composeWgsl(
@@ -70,126 +84,145 @@ ${decls}
 
 const MAX_ATTEMPTS: u32 = ${MAX_ATTEMPTS}u;
 const EVICT: bool = ${v.evict};
-${sliceAccessors(v, true)}
+const WINDOWED: bool = ${v.windowed};
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
-fn write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
-  for (var j = 0u; j < DIM; j++) { val_store(g, j, in_vals[i * DIM + j]); }
-  set_score(g, score);
-  set_key(g, k);
-  set_digest(g, d);
-}
+var<workgroup> wg_added: atomic<u32>;
 
-/** A free slot of bucket b, claimed, or NONE. */
-fn claim_free(b: u32, start: u32) -> u32 {
-  for (var w = 0u; w < 32u; w++) {
-    let wi = (start + w) & 31u;
-    var m = hash_byte_match(digest_word(b * 32u + wi), EMPTY_DIGEST);
-    while (m != 0u) {
-      let g = b * BUCKET + wi * 4u + (countTrailingZeros(m) >> 3u);
-      m &= m - 1u;
-      if (hkv_is_free(key_at(g)) && try_claim(g)) {
-        if (hkv_is_free(key_at(g))) { return g; }
-        release(g);
-      }
-    }
+/** The group writes slot g: the value (lanes over j), then lane 0 the score, key and digest. */
+fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
+  for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
+  if (cg_lane() == 0u) {
+    set_score(g, score);
+    set_key(g, k);
+    set_digest(g, d);
   }
-  return NONE;
 }
 
-/** Free slots of bucket b by their digests (a real key with the empty digest counts too: a heuristic). */
-fn free_count(b: u32) -> u32 {
-  var c = 0u;
-  for (var w = 0u; w < 32u; w++) { c += countOneBits(hash_byte_match(digest_word(b * 32u + w), EMPTY_DIGEST)); }
-  return c;
-}
-
-${entryPoint(WORKGROUP_SIZE)} {
-  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
-    let st = atomicLoad(&out[OUT_HEAD + i]);
-    if (st != ST_PENDING && st != ST_BUSY) { continue; }
-    let k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
-    let h = hkv_hash(k);
-    let b1 = hkv_bucket(h, params.mask);
-    let b2 = select(b1, hkv_bucket2(h, params.mask, b1), DUAL);
-    let d = hkv_key_digest(h);
-    let start = hkv_start_word(h);
-    let desired = score_new(i);
-    var result = ST_BUSY;
-    var placed = NONE;
-    for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
-      var first = b1;
-      var second = b2;
-      if (DUAL && free_count(b2) > free_count(b1)) {
+/** One key's placement by the group: (status, slot). Every value is the same on every lane. */
+fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32> {
+  let b1 = hkv_bucket(h, params.mask);
+  let b2 = select(b1, hkv_bucket2(h, params.mask, b1), DUAL);
+  let d = hkv_key_digest(h);
+  let start = hkv_start_word(h);
+  for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
+    var first = b1;
+    var second = b2;
+    var m1 = g_empty_mask(b1);
+    var m2 = vec4<u32>(0u);
+    if (DUAL) {
+      m2 = g_empty_mask(b2);
+      if (g_count(m2) > g_count(m1)) {
         first = b2;
         second = b1;
+        let t = m1;
+        m1 = m2;
+        m2 = t;
       }
-      var free = claim_free(first, start);
-      if (DUAL && free == NONE) { free = claim_free(second, start); }
-      if (free != NONE) {
-        write_slot(free, i, k, d, desired);
-        atomicAdd(&bucket_meta[counters_base()], 1u);
-        result = ST_INSERTED;
-        placed = free;
-        break;
-      }
-      // The bucket is full (both are): the minimum score among the slots no one holds.
-      var lo = vec2<u32>(0xffffffffu, 0xffffffffu);
-      var victim = NONE;
-      for (var which = 0u; which < select(1u, 2u, DUAL); which++) {
-        let b = select(b1, b2, which == 1u);
-        for (var q = 0u; q < 4u; q++) {
-          let claims = atomicLoad(&bucket_meta[lock_base() + b * 4u + ((start / 8u + q) & 3u)]);
-          for (var r = 0u; r < 32u; r++) {
-            let s = ((start / 8u + q) & 3u) * 32u + r;
-            if ((claims & (1u << r)) != 0u) { continue; }
-            let g = b * BUCKET + s;
-            let sc = score_at(g);
-            if (victim == NONE || hash_u64_lt(sc, lo)) { lo = sc; victim = g; }
-          }
-        }
-      }
-      // Every slot is held (written by this pass, or about to be): the next pass decides.
-      if (victim == NONE) { break; }
-      // Admission against the slots no key of this pass has taken (a key this pass places may score
-      // lower: that key and this one do not see each other; see the README).
-      if (ADMISSION && hash_u64_lt(desired, lo)) { result = ST_REFUSED; break; }
-      if (!try_claim(victim)) { continue; }
-      let old_key = key_at(victim);
-      let old_score = score_at(victim);
+    }
+    var free = g_claim_free(first, m1, start);
+    if (DUAL && free == NONE) { free = g_claim_free(second, m2, start); }
+    if (free != NONE) {
+      g_write_slot(free, i, k, d, desired);
+      return vec2<u32>(ST_INSERTED, free);
+    }
+    // The bucket is full (both are): the minimum score among the slots no one holds.
+    var v = g_min_victim(b1, start);
+    if (DUAL) {
+      let v2 = g_min_victim(b2, start);
+      if (v2.z != NONE && (v.z == NONE || hash_u64_lt(v2.xy, v.xy))) { v = v2; }
+    }
+    // Every slot is held (written by this pass, or about to be): the next pass decides.
+    if (v.z == NONE) { break; }
+    // Admission against the slots no key of this pass has taken (a key this pass places may score
+    // lower: that key and this one do not see each other; see the README).
+    if (ADMISSION && hash_u64_lt(desired, v.xy)) { return vec2<u32>(ST_REFUSED, NONE); }
+    let victim = v.z;
+    // Lane 0 claims: 0 lost the claim, 1 the slot was freed meanwhile, 2 the score rose (released), 3 evict.
+    var step = 0u;
+    var old_key = vec2<u32>(0u);
+    var old_score = vec2<u32>(0u);
+    if (cg_lane() == 0u && try_claim(victim)) {
+      old_key = key_at(victim);
+      old_score = score_at(victim);
       if (hkv_is_free(old_key)) {
-        // Freed meanwhile (a reclaimed slot whose digest the scan missed): take it as free.
-        write_slot(victim, i, k, d, desired);
-        atomicAdd(&bucket_meta[counters_base()], 1u);
-        result = ST_INSERTED;
-        placed = victim;
-        break;
+        step = 1u;
+      } else if (hash_u64_lt(v.xy, old_score)) {
+        // Nobody wrote the slot in this pass (its bit was clear), so this holds unless the scan
+        // read a torn or stale score: then the slot was not the minimum and nothing was written.
+        release(victim);
+        step = 2u;
+      } else {
+        step = 3u;
       }
-      // Nobody wrote the slot in this pass (its bit was clear), so this holds unless the scan read a
-      // torn or stale score: then the slot was not the minimum, and nothing was written: release.
-      if (hash_u64_lt(lo, old_score)) { release(victim); continue; }
-      if (EVICT) {
-        let e = atomicAdd(&out[0], 1u);
+    }
+    step = cg_broadcast(step, 0u);
+    if (step == 0u || step == 2u) { continue; }
+    if (step == 1u) {
+      g_write_slot(victim, i, k, d, desired);
+      return vec2<u32>(ST_INSERTED, victim);
+    }
+    if (EVICT) {
+      var e = 0u;
+      if (cg_lane() == 0u) {
+        e = atomicAdd(&out[0], 1u);
         let at = OUT_HEAD + 2u * params.n + EV_WORDS * e;
         atomicStore(&out[at], old_key.x);
         atomicStore(&out[at + 1u], old_key.y);
         atomicStore(&out[at + 2u], old_score.x);
         atomicStore(&out[at + 3u], old_score.y);
         atomicStore(&out[at + 4u], victim);
-        ${v.evict ? 'for (var j = 0u; j < DIM; j++) { ev_vals[e * DIM + j] = val_load(victim, j); }' : ''}
       }
-      write_slot(victim, i, k, d, desired);
-      result = ST_EVICTED;
-      placed = victim;
-      break;
+      e = cg_broadcast(e, 0u);
+      // The same lane reads value j here and writes it in g_write_slot.
+      ${v.evict ? 'for (var j = cg_lane(); j < VW; j += TILE) { ev_vals[e * VW + j] = val_load(victim, j); }' : '_ = e;'}
     }
-    atomicStore(&out[OUT_HEAD + params.n + i], placed);
-    atomicStore(&out[OUT_HEAD + i], result);
+    g_write_slot(victim, i, k, d, desired);
+    return vec2<u32>(ST_EVICTED, victim);
+  }
+  return vec2<u32>(ST_BUSY, NONE);
+}
+
+${groupEntry(v.subgroups)} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    var live = false;
+    var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
+    var desired = vec2<u32>(0u);
+    if (i < params.n) {
+      let st = atomicLoad(&out[OUT_HEAD + i]);
+      if (st == ST_PENDING || st == ST_BUSY) {
+        live = true;
+        k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
+        desired = score_new(i);
+      }
+    }
+    let h = hkv_hash(k);
+    var result = vec2<u32>(ST_BUSY, NONE);
+    ${groupQueue(
+      'live',
+      `let r = g_insert(cg_broadcast(i, src), g_bc2(k, src), g_bc2(h, src), g_bc2(desired, src));
+      if (cg_lane() == src) { result = r; }`,
+    )}
+    if (live) {
+      atomicStore(&out[OUT_HEAD + params.n + i], result.y);
+      let placed = result.x == ST_INSERTED || result.x == ST_EVICTED;
+      atomicStore(&out[OUT_HEAD + i], select(result.x, result.x | VALUES_PENDING, WINDOWED && placed));
+      if (result.x == ST_INSERTED) { atomicAdd(&wg_added, 1u); }
+    }
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let added = atomicLoad(&wg_added);
+    if (added != 0u) { atomicAdd(&bucket_meta[counters_base()], added); }
   }
 }
 `,
       {
-        modules: [gridModule, hkvCoreModule, claimModule, scoreModule, locateModule],
-        constants: opConstants({ ...v }),
+        modules: [gridModule, hkvCoreModule, claimModule, scoreModule, insertGroupModule(v.subgroups)],
+        constants: { ...opConstants({ ...v }), TILE: v.tile },
       },
     ),
 });

@@ -31,7 +31,7 @@ export const scanKernel = defineKernel({
     smax_lo: 'u32',
     smax_hi: 'u32',
   },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, export: true } as ScanVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, export: true } as ScanVariant,
   bindings: (v: ScanVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),

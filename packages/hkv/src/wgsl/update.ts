@@ -1,16 +1,17 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import {
   hkvCoreModule,
-  locateModule,
   opConstants,
   opParams,
   scoreModule,
   sliceAccessors,
   sliceBindings,
   type ValueVariant,
+  valueWords,
   WORKGROUP_SIZE,
 } from './common';
+import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
 
 /** What the update pass does with a key it finds, and with one it does not. */
 export const UpdateMode = {
@@ -28,7 +29,7 @@ export const UpdateMode = {
   touch: 5,
 } as const;
 
-export interface UpdateVariant extends ValueVariant {
+export interface UpdateVariant extends ValueVariant, GroupVariant {
   policy: number;
   hasScores: boolean;
   mode: number;
@@ -37,70 +38,113 @@ export interface UpdateVariant extends ValueVariant {
 
 /**
  * The updater pass (NVIDIA's "updaters", and the first half of every insert): each key not yet
- * settled looks itself up through its bucket's digest line and, when present, updates its value
- * and/or score in place. It changes no key, digest or slot, so it needs no claim; keys are
+ * settled looks itself up through its bucket's digest line (a group of lanes per key, as the
+ * reader pass, the line read as quads through a read-only binding) and, when present, updates its
+ * value and/or score in place. It changes no key, digest or slot, so it needs no claim; keys are
  * distinct here (the dedupe pass ran), so no two invocations write one slot.
  */
 export const updateKernel = defineKernel({
   name: 'hkv.update',
   workgroupSize: WORKGROUP_SIZE,
   params: opParams,
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, policy: 0, hasScores: false, mode: 0, dual: false } as UpdateVariant,
+  variant: {
+    dim: 1,
+    slices: 1,
+    sliceSlots: 128,
+    deviceSlots: 128,
+    sliceBase: 0,
+    policy: 0,
+    hasScores: false,
+    mode: 0,
+    dual: false,
+    subgroups: false,
+    tile: 1,
+  } as UpdateVariant,
   bindings: (v: UpdateVariant) => ({
     params: uniform(),
-    bucket_meta: storage('read', 'u32'),
+    bucket_meta: storage('read', readsQuads(v) ? 'vec4<u32>' : 'u32'),
     keys: storage('read', 'vec2<u32>'),
     scores: storage('read_write', 'vec2<u32>'),
     batch: storage('read', 'u32'),
     out: storage('read_write', 'u32'),
     ...(v.mode === UpdateMode.assignScores || v.mode === UpdateMode.touch
       ? {}
-      : { in_vals: storage('read', 'f32'), ...sliceBindings(v.slices, 'read_write') }),
+      : { in_vals: storage('read', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element) }),
   }),
   source: (decls, v) => {
     const values = v.mode !== UpdateMode.assignScores && v.mode !== UpdateMode.touch;
-    const writeValue =
+    const coop = values && groupCopies(v);
+    const io = valueWords(v.dim);
+    const write = (g: string, i: string, j: string) =>
       v.mode === UpdateMode.accum
-        ? `for (var j = 0u; j < DIM; j++) { val_store(g, j, val_load(g, j) + in_vals[i * DIM + j]); }`
-        : `for (var j = 0u; j < DIM; j++) { val_store(g, j, in_vals[i * DIM + j]); }`;
+        ? `val_store(${g}, ${j}, val_load(${g}, ${j}) + in_vals[${i} * VW + ${j}]);`
+        : `val_store(${g}, ${j}, in_vals[${i} * VW + ${j}]);`;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
 
 const MODE: u32 = ${v.mode}u;
-fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }
+${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
 fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
-${values ? sliceAccessors(v, true) : ''}
+${io.wgsl}
+${values ? sliceAccessors(v, true, 'v', 'val', io.quads) : ''}
 
-${entryPoint(WORKGROUP_SIZE)} {
-  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
-    if (out[OUT_HEAD + i] != ST_NONE) { continue; }
-    let k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
-    if (hkv_is_reserved(k)) { out[OUT_HEAD + i] = ST_RESERVED; continue; }
-    let h = hkv_hash(k);
-    let g = hkv_find_slot(k, h, params.mask);
-    let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
-    if (g == NONE) {
-      if (MODE == 0u || MODE == 5u || (MODE == 4u && !accumulate)) {
-        out[OUT_HEAD + i] = ST_PENDING;
-      } else if (MODE == 4u) {
-        out[OUT_HEAD + i] = ST_IGNORED;
-      } else {
-        out[OUT_HEAD + i] = ST_MISSING;
-      }
-      continue;
+${groupEntry(v.subgroups)} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    var live = false;
+    var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
+    if (i < params.n && out[OUT_HEAD + i] == ST_NONE) {
+      k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
+      if (hkv_is_reserved(k)) { out[OUT_HEAD + i] = ST_RESERVED; } else { live = true; }
     }
-    out[OUT_HEAD + params.n + i] = g;
-    if (MODE == 4u && !accumulate) { out[OUT_HEAD + i] = ST_IGNORED; continue; }
-    if (MODE != 3u && MODE != 5u) { ${values ? writeValue : ''} }
-    if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
-    out[OUT_HEAD + i] = select(ST_UPDATED, ST_FOUND, MODE == 5u);
+    let h = hkv_hash(k);
+    var g = NONE;
+    ${groupQueue(
+      'live',
+      `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
+      if (cg_lane() == src) { g = r; }`,
+    )}
+    var write_values = false;
+    if (live) {
+      let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
+      if (g == NONE) {
+        if (MODE == 0u || MODE == 5u || (MODE == 4u && !accumulate)) {
+          out[OUT_HEAD + i] = ST_PENDING;
+        } else if (MODE == 4u) {
+          out[OUT_HEAD + i] = ST_IGNORED;
+        } else {
+          out[OUT_HEAD + i] = ST_MISSING;
+        }
+      } else {
+        out[OUT_HEAD + params.n + i] = g;
+        if (MODE == 4u && !accumulate) {
+          out[OUT_HEAD + i] = ST_IGNORED;
+        } else {
+          write_values = MODE != 3u && MODE != 5u;
+          if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
+          out[OUT_HEAD + i] = select(ST_UPDATED, ST_FOUND, MODE == 5u);
+        }
+      }
+    }
+    ${values && !coop ? `if (write_values) { for (var j = 0u; j < VW; j++) { ${write('g', 'i', 'j')} } }` : ''}
+    ${
+      coop
+        ? groupQueue(
+            'write_values',
+            `let gs = cg_broadcast(g, src);
+      let is = cg_broadcast(i, src);
+      for (var j = cg_lane(); j < VW; j += TILE) { ${write('gs', 'is', 'j')} }`,
+          )
+        : ''
+    }
   }
 }
 `,
       {
-        modules: [gridModule, hkvCoreModule, locateModule, scoreModule],
-        constants: opConstants({ ...v }),
+        modules: [gridModule, hkvCoreModule, groupModule(v.subgroups, readsQuads(v)), scoreModule],
+        constants: { ...opConstants({ ...v }), TILE: v.tile },
       },
     );
   },
