@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ShardError } from '@gpuhash/core';
+import { findSwiftShaderIcd, ShardError } from '@gpuhash/core';
 import { TableModel } from '@gpuhash/testing';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,13 @@ import { ShardedTable, ShardWorkers } from '../src/index';
  * Shards in worker threads and child processes, each with its own Dawn instance (SwiftShader
  * here). The shard script is bundled first, as a GPU host runs it: one ESM file, webgpu external.
  */
+// A worker's process.env is a copy: the Vulkan loader in a worker reads the process's real
+// environment, which only the main thread sets. Without a GPU, point it at SwiftShader here.
+if (!process.env.VK_ICD_FILENAMES) {
+  const icd = await findSwiftShaderIcd();
+  if (icd) process.env.VK_ICD_FILENAMES = icd;
+}
+
 const dir = fileURLToPath(new URL('../node_modules/.cache/sharded-test/', import.meta.url));
 const script = `${dir}shard-worker.mjs`;
 
