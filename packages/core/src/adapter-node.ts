@@ -123,7 +123,12 @@ export async function requestNodeAdapter(options: {
   keptInstances.push(fallbackInstance);
   const adapter = await fallbackInstance.requestAdapter({ powerPreference: options.powerPreference });
   if (!adapter) {
-    throw new GpuUnavailableError(`no WebGPU adapter was found, not even SwiftShader at ${icd}. ${INSTALL_ADVICE}`);
+    // A worker thread's process.env is its own copy: the Vulkan loader never sees what it sets.
+    const { isMainThread } = (await import(/* @vite-ignore */ 'node:worker_threads' as string)) as typeof import('node:worker_threads');
+    const hint = isMainThread
+      ? ''
+      : ' (in a worker thread: set VK_ICD_FILENAMES in the main thread, or the environment, before the worker starts)';
+    throw new GpuUnavailableError(`no WebGPU adapter was found, not even SwiftShader at ${icd}${hint}. ${INSTALL_ADVICE}`);
   }
   options.log(`gpuhash: no hardware GPU found; using the SwiftShader software driver (${icd}).`);
   return { adapter, software: true, fallbackIcd: icd };
