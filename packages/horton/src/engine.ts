@@ -440,7 +440,23 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     }
   }
 
+  /** The fast pass and the spill passes of an insert batch; the rounds take the queue it returns. */
   private startInsert(
+    encoder: GPUCommandEncoder,
+    s: Store,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): InsertRun {
+    const run = this.encodeFastPass(encoder, s, keys, values, n, assign, timestampWrites);
+    this.encodeSpillPasses(encoder, run);
+    return run;
+  }
+
+  /** The lock-free fast pass (see insert.ts); keys it leaves go to the returned queue. */
+  private encodeFastPass(
     encoder: GPUCommandEncoder,
     s: Store,
     keys: GPUBuffer,
@@ -474,9 +490,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
         beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
       },
     });
-    const run: InsertRun = { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
-    if (!this.profiling) this.encodeSpillPasses(encoder, run);
-    return run;
+    return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args };
   }
 
   /** The lock-free passes over the keys the fast pass left (see spill.ts), then fresh stamps for the rounds. */
@@ -510,8 +524,6 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     if (horton) this.restartStamps(encoder, s);
   }
 
-  private profiling = false;
-
   /**
    * An insert batch (from an empty or filled table) stage by stage, each in its own submission:
    * wall-clock ms of each (a GPU idle between them; for benchmarks' breakdowns, not for rates) and
@@ -519,37 +531,32 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
    */
   async profileInsert(keys: GPUBuffer, values: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>> {
     const out: Array<{ stage: string; ms: number; queued: number }> = [];
-    const step = async (stage: string, encode: (encoder: GPUCommandEncoder) => void, run?: InsertRun) => {
+    // Each stage in its own submission; the queue read afterwards is the one the stage returns.
+    const step = async (stage: string, encode: (encoder: GPUCommandEncoder) => InsertRun | undefined): Promise<InsertRun | undefined> => {
       const encoder = this.gpu.device.createCommandEncoder();
-      encode(encoder);
+      const run = encode(encoder);
       const t0 = performance.now();
       this.gpu.submit([encoder.finish()]);
       await this.gpu.finish();
       const ms = performance.now() - t0;
       const queued = run ? (new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number) : 0;
       out.push({ stage, ms, queued });
+      return run;
     };
-    await step('reset', (e) => this.failures.encodeReset(e, n));
-    let run: InsertRun | undefined;
-    this.profiling = true;
-    try {
-      const encoder = this.gpu.device.createCommandEncoder();
-      run = this.startInsert(encoder, this.store, keys, values, n, false);
-      const t0 = performance.now();
-      this.gpu.submit([encoder.finish()]);
-      await this.gpu.finish();
-      out.push({
-        stage: 'fast',
-        ms: performance.now() - t0,
-        queued: new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number,
-      });
-    } finally {
-      this.profiling = false;
-    }
-    const r = run as InsertRun;
-    await step('spill', (e) => this.encodeSpillPasses(e, r), r);
+    await step('reset', (e) => {
+      this.failures.encodeReset(e, n);
+      return undefined;
+    });
+    const r = (await step('fast', (e) => this.encodeFastPass(e, this.store, keys, values, n, false))) as InsertRun;
+    await step('spill', (e) => {
+      this.encodeSpillPasses(e, r);
+      return r;
+    });
     for (let done = 0; done < INSERT_ROUNDS; done += 8) {
-      await step(`rounds ${done + 1}-${done + 8}`, (e) => this.encodeRounds(e, r, 8, done + 8 >= INSERT_ROUNDS), r);
+      await step(`rounds ${done + 1}-${done + 8}`, (e) => {
+        this.encodeRounds(e, r, 8, done + 8 >= INSERT_ROUNDS);
+        return r;
+      });
     }
     await this.refresh();
     return out;
