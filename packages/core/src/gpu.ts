@@ -278,6 +278,43 @@ export class Gpu {
     }
   }
 
+  /**
+   * Submits `encoder` with copies of `parts` into one pooled staging buffer appended, maps it once,
+   * and returns each part's bytes (one copy each, out of the mapped range): one round trip for
+   * several results of one operation.
+   */
+  async submitAndRead(encoder: GPUCommandEncoder, parts: ReadonlyArray<{ buffer: GPUBuffer; byteLength: number }>): Promise<ArrayBuffer[]> {
+    this.assertUsable();
+    // Copies need 4-byte multiples at 4-byte offsets.
+    const spans = parts.map((p) => Math.ceil(p.byteLength / 4) * 4);
+    const total = spans.reduce((a, b) => a + b, 0);
+    if (total === 0) {
+      this.submit([encoder.finish()]);
+      return parts.map(() => new ArrayBuffer(0));
+    }
+    const staging = this.pool.acquire(total, BufferUsage.MAP_READ | BufferUsage.COPY_DST, 'gpuhash.staging.read');
+    let at = 0;
+    for (const [i, p] of parts.entries()) {
+      if (spans[i]) encoder.copyBufferToBuffer(p.buffer, 0, staging, at, spans[i] as number);
+      at += spans[i] as number;
+    }
+    this.submit([encoder.finish()]);
+    try {
+      await this.guard(staging.mapAsync(MapMode.READ, 0, total));
+      const range = staging.getMappedRange(0, total);
+      at = 0;
+      const out = parts.map((p, i) => {
+        const copy = range.slice(at, at + p.byteLength);
+        at += spans[i] as number;
+        return copy;
+      });
+      staging.unmap();
+      return out;
+    } finally {
+      this.pool.release(staging);
+    }
+  }
+
   /** Fills `count` 32-bit words of a buffer with `value`, on the GPU. */
   encodeFill(encoder: GPUCommandEncoder, buffer: GPUBuffer, value: number, count: number, byteOffset = 0): void {
     if (value === 0) {

@@ -1,6 +1,7 @@
 import { DeviceArray } from '../device-array';
 import { DestroyedError, InternalError, InvalidArgumentError, InvalidOpError, ReservedKeyError, TableBusyError } from '../errors';
 import type { Gpu } from '../gpu';
+import { packFlagsKernel } from '../pack-flags-kernel';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
 import { checkValues, deviceKeyCount, hostKeyWords } from './keys';
@@ -96,12 +97,26 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       const found = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.found`));
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeFind(encoder, batch.keys, batch.n, values.buffer, found.buffer);
-      this.gpu.submit([encoder.finish()]);
-      // Device keys, device results: the caller owns them from here.
-      if (keys instanceof DeviceArray) return { values: this.keep(values), found: this.keep(found) };
-      const hostValues = await this.gpu.download(values);
-      const hostFound = await this.gpu.download(found);
-      return { values: hostValues, found: Uint8Array.from(hostFound) };
+      if (keys instanceof DeviceArray) {
+        // Device keys, device results: the caller owns them from here.
+        this.gpu.submit([encoder.finish()]);
+        return { values: this.keep(values), found: this.keep(found) };
+      }
+      // Host keys: the flags packed to bytes on the device, then values and flags in one readback.
+      const packed = this.temporary(this.gpu.createArray('u32', Math.ceil(batch.n / 4), `${this.#owner}.find.found-bytes`));
+      if (batch.n > 0)
+        packFlagsKernel.encode(this.gpu, encoder, {
+          buffers: { flags: found.buffer, packed: packed.buffer },
+          params: { n: batch.n },
+          invocations: Math.ceil(batch.n / 4),
+          maxWorkgroups: 4096,
+          label: 'pack-flags',
+        });
+      const [hostValues, hostFound] = await this.gpu.submitAndRead(encoder, [
+        { buffer: values.buffer, byteLength: 4 * batch.n },
+        { buffer: packed.buffer, byteLength: batch.n },
+      ]);
+      return { values: new Uint32Array(hostValues as ArrayBuffer), found: new Uint8Array(hostFound as ArrayBuffer) };
     });
   }
 
