@@ -204,13 +204,16 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       const cursor = this.temporary(this.gpu.createArray('u32', 1, `${this.#owner}.retrieve.cursor`));
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeRetrieve(encoder, keys.buffer, values.buffer, cursor.buffer);
-      this.gpu.submit([encoder.finish()]);
-      const written = (await this.gpu.download(cursor))[0] as number;
-      if (written !== count)
-        throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${written} keys but its size says ${count}`);
-      const keyWords = await this.gpu.download(keys);
-      const hostKeys = words === 2 ? new BigUint64Array(keyWords.buffer, keyWords.byteOffset, count) : keyWords;
-      return { keys: hostKeys as RetrieveResult<K>['keys'], values: await this.gpu.download(values) };
+      // The cursor, keys and values in one readback (the size is known up front).
+      const [written, keyBytes, valueBytes] = await this.gpu.submitAndRead(encoder, [
+        { buffer: cursor.buffer, byteLength: 4 },
+        { buffer: keys.buffer, byteLength: 4 * count * words },
+        { buffer: values.buffer, byteLength: 4 * count },
+      ]);
+      const n = new Uint32Array(written as ArrayBuffer)[0] as number;
+      if (n !== count) throw new InternalError(`${this.#owner}.retrieveAll: the table holds ${n} keys but its size says ${count}`);
+      const hostKeys = words === 2 ? new BigUint64Array(keyBytes as ArrayBuffer) : new Uint32Array(keyBytes as ArrayBuffer);
+      return { keys: hostKeys as RetrieveResult<K>['keys'], values: new Uint32Array(valueBytes as ArrayBuffer) };
     });
   }
 
