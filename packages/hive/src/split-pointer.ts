@@ -17,16 +17,18 @@ export const HOME_SLOTS = 4;
 export const HOMES = 32 / HOME_SLOTS;
 
 /**
- * The home sizes the kernels are written for: a home's keys are whole 16-byte words (bulk.ts and
- * find.ts load them 4 at a time), a bucket has at most 8 homes (the away filter has one bit per
- * home) and at least 2 (the home is picked by fmix32's top bits). The table runs with HOME_SLOTS;
- * the others are there so that a change of it is a one-line change (find.ts is tested with each).
+ * The home sizes the table's kernels work with: a home's keys are whole 16-byte words (bulk.ts and
+ * find.ts load them 4 at a time) and a bucket has at most 8 homes (the away filter has one bit per
+ * home). The table runs with HOME_SLOTS = 4; with HOME_SLOTS = 8 every Hive suite passed as well
+ * (SwiftShader, when find.ts learned other sizes). Homes of 16 are not listed: find.ts reads them
+ * right, but with HOME_SLOTS = 16 the suites' subgroup variants of growth, churn and bulk sequences
+ * failed (not investigated).
  */
-export const HOME_SIZES: readonly number[] = [4, 8, 16];
+export const HOME_SIZES: readonly number[] = [4, 8];
 
 /** Where a bucket's slots live and which home a key has, for one home size: the CPU twins of WGSL's. */
 export interface HomeGeometry {
-  /** Slots per home, one of HOME_SIZES. */
+  /** Slots per home: 4, 8 or 16. */
   readonly homeSlots: number;
   /** Homes per bucket. */
   readonly homes: number;
@@ -40,10 +42,10 @@ export interface HomeGeometry {
   awayBits(key: number): number;
 }
 
-/** The geometry of homes of `homeSlots` slots (one of HOME_SIZES). */
+/** The geometry of homes of `homeSlots` slots: 4, 8 or 16 (HOME_SIZES and the homes of 16 that find.ts also reads). */
 export function homeGeometry(homeSlots: number): HomeGeometry {
-  if (!HOME_SIZES.includes(homeSlots))
-    throw new InvalidArgumentError(`homeGeometry: homes of ${homeSlots} slots are not supported (${HOME_SIZES.join(', ')})`);
+  if (homeSlots !== 4 && homeSlots !== 8 && homeSlots !== 16)
+    throw new InvalidArgumentError(`homeGeometry: homes of ${homeSlots} slots: give 4, 8 or 16`);
   const homes = 32 / homeSlots;
   const shift = 32 - Math.log2(homes);
   const keyWordOf = (g: number) => 2 * g - (g & (homeSlots - 1));

@@ -23,11 +23,12 @@ import { hiveParams } from './params';
  * earlier layout (a bucket's keys in one line, its values in the next), reading the home's values
  * with its keys made hits at 0.5 17% faster; here they share the keys' sector.
  *
- * Any home size of HOME_SIZES (variant \`homeSlots\`, the table's HOME_SLOTS by default): a home's
- * keys are homeSlots / 4 16-byte words and its values as many after them, read together; with
- * fewer homes the slow path has fewer to read (2 homes: the next one only; 4: the next, then the
- * two after it). Homes of 4 give the WGSL measured above (the text is the same as before the
- * other sizes were added); the others are tested on SwiftShader against a CPU model, not timed.
+ * Any home size of HOME_SIZES (variant \`homeSlots\`, the table's HOME_SLOTS by default; the code
+ * also reads homes of 16): a home's keys are homeSlots / 4 16-byte words and its values as many
+ * after them, read together; with fewer homes the slow path has fewer to read (4 homes: the next,
+ * then the two after it; 2: the next one only). Homes of 4 give the WGSL measured above (the text
+ * is the same as before the other sizes were added); the others are checked on SwiftShader against
+ * a CPU model of the table (twins.checks.ts), not timed.
  *
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
