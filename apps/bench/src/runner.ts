@@ -1,6 +1,6 @@
 import type { Gpu } from '@gpuhash/core';
 import { encodeGenerate } from './gpu/streams';
-import { assertNoReservedKeysBelow } from './keys';
+import { assertKeyStreamsCover } from './keys';
 import type { Progress } from './progress';
 import type { ResultRow, SkippedRow } from './results';
 import type { BenchTable, TableEntry } from './tables/types';
@@ -118,8 +118,8 @@ export async function runTable(gpu: Gpu, entry: TableEntry, plan: RunPlan, gathe
   let table: BenchTable | undefined;
   let ctx: WorkloadContext | undefined;
   try {
-    // Key indices used: hits up to the largest build plus a mixed batch's new keys; misses fewer.
-    assertNoReservedKeysBelow(length + Math.ceil(plan.capacity / MIXED_BATCH_DIVISOR), entry.reservedKeys, entry.name);
+    // Key indices used: hits up to the largest build plus a mixed batch's new keys, misses up to the largest build.
+    assertKeyStreamsCover(length + Math.ceil(plan.capacity / MIXED_BATCH_DIVISOR), length, entry.reservedKeys, entry.name);
     table = await entry.create(gpu, plan.capacity);
     const k = allocateKeys(gpu, length);
     keys = k;

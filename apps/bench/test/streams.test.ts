@@ -2,8 +2,8 @@ import type { Gpu } from '@gpuhash/core';
 import { testGpu } from '@gpuhash/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeGenerateMixed, type MixedBatch } from '../src/gpu/mixed';
-import { encodeGenerate, type StreamSpec } from '../src/gpu/streams';
-import { benchKey, benchMiss, benchValue, fmix32Inverse } from '../src/keys';
+import { encodeGenerate, type StreamSpec, verifyFind } from '../src/gpu/streams';
+import { BENCH_RESERVED, benchIndex, benchKey, benchMiss, benchValue, fmix32Inverse } from '../src/keys';
 import { BenchOp } from '../src/tables/types';
 
 let gpu: Gpu;
@@ -27,10 +27,7 @@ async function generate(spec: StreamSpec): Promise<{ keys: Uint32Array; values: 
 }
 
 /** The stream index of a key and whether it is a hit key. */
-function indexOf(key: number): { hit: boolean; j: number } {
-  const x = fmix32Inverse(key);
-  return x % 2 === 1 ? { hit: true, j: (x - 1) / 2 } : { hit: false, j: (x - 2) / 2 };
-}
+const indexOf = benchIndex;
 
 describe('GPU key streams', () => {
   it('match their CPU twins', async () => {
@@ -40,6 +37,33 @@ describe('GPU key streams', () => {
       expect(hits.keys[i]).toBe(benchKey(77 + i));
       expect(hits.values[i]).toBe(benchValue(77 + i));
       expect(misses.keys[i]).toBe(benchMiss(5 + i));
+    }
+  });
+
+  it('match their CPU twins where a plain image would be reserved, and the GPU check maps the replacements back', async () => {
+    for (const r of BENCH_RESERVED) {
+      const x = fmix32Inverse(r);
+      const miss = x % 2 === 0;
+      const start = (miss ? ((x - 2) >>> 0) / 2 : (x - 1) / 2) - 8;
+      const n = 16;
+      const { keys } = await generate({ n, start, miss });
+      for (let i = 0; i < n; i++) expect(keys[i]).toBe(miss ? benchMiss(start + i) : benchKey(start + i));
+      expect([...keys].some((k) => BENCH_RESERVED.includes(k))).toBe(false);
+      // Answers as a table holding hits start .. start + n - 1 would give them: the check finds none wrong.
+      const values = new Uint32Array(n);
+      const found = new Uint32Array(n);
+      for (let i = 0; i < n; i++) {
+        values[i] = miss ? 0 : benchValue(start + i);
+        found[i] = miss ? 0 : 1;
+      }
+      const buffers = [keys, values, found].map((a) => gpu.upload(a));
+      const verdict = await verifyFind(
+        gpu,
+        { n, foundFrom: start, foundTo: start + n },
+        ...(buffers.map((b) => b.buffer) as [GPUBuffer, GPUBuffer, GPUBuffer]),
+      );
+      for (const b of buffers) b.destroy();
+      expect(verdict, `${miss ? 'misses' : 'hits'} from ${start}`).toEqual({ wrong: 0, firstWrong: -1 });
     }
   });
 

@@ -13,21 +13,70 @@ export const BUCKET_SLOTS = 32;
  */
 export const HOME_SLOTS = 4;
 
+/** Homes per bucket. */
+export const HOMES = 32 / HOME_SLOTS;
+
+/**
+ * The home sizes the table's kernels work with: a home's keys are whole 16-byte words (bulk.ts and
+ * find.ts load them 4 at a time) and a bucket has at most 8 homes (the away filter has one bit per
+ * home). The table runs with HOME_SLOTS = 4; with HOME_SLOTS = 8 every Hive suite passed as well
+ * (SwiftShader, when find.ts learned other sizes). Homes of 16 are not listed: find.ts reads them
+ * right, but with HOME_SLOTS = 16 the suites' subgroup variants of growth, churn and bulk sequences
+ * failed (not investigated).
+ */
+export const HOME_SIZES: readonly number[] = [4, 8];
+
+/** Where a bucket's slots live and which home a key has, for one home size: the CPU twins of WGSL's. */
+export interface HomeGeometry {
+  /** Slots per home: 4, 8 or 16. */
+  readonly homeSlots: number;
+  /** Homes per bucket. */
+  readonly homes: number;
+  /** Word of global slot g's key: a bucket is 64 words, its homes one after the other, each its keys then their values (`hv_kw`). */
+  keyWord(g: number): number;
+  /** Word of global slot g's value: homeSlots words after its key (`hv_vw`). */
+  valueWord(g: number): number;
+  /** A key's home (0 .. homes - 1): the top bits of fmix32 (`hv_home`). */
+  homeOf(key: number): number;
+  /** A key's two bits in its first bucket's away filter: its home's (bits 16..23) and one of 8 by hash (bits 24..31) (`hv_away_bits`). */
+  awayBits(key: number): number;
+}
+
+/** The geometry of homes of `homeSlots` slots: 4, 8 or 16 (HOME_SIZES and the homes of 16 that find.ts also reads). */
+export function homeGeometry(homeSlots: number): HomeGeometry {
+  if (homeSlots !== 4 && homeSlots !== 8 && homeSlots !== 16)
+    throw new InvalidArgumentError(`homeGeometry: homes of ${homeSlots} slots: give 4, 8 or 16`);
+  const homes = 32 / homeSlots;
+  const shift = 32 - Math.log2(homes);
+  const keyWordOf = (g: number) => 2 * g - (g & (homeSlots - 1));
+  return {
+    homeSlots,
+    homes,
+    keyWord: keyWordOf,
+    valueWord: (g) => keyWordOf(g) + homeSlots,
+    homeOf: (key) => fmix32(key) >>> shift,
+    awayBits(key) {
+      const f = fmix32(key);
+      return ((1 << (16 + (f >>> shift))) | (1 << (24 + ((f >>> 20) & 7)))) >>> 0;
+    },
+  };
+}
+
+const geometry = homeGeometry(HOME_SLOTS);
+
 /**
  * Word of global slot g's key in the slots buffer: a bucket is 64 words, its homes one after the
  * other, each its HOME_SLOTS keys and then their HOME_SLOTS values (one 32-byte sector). The CPU
  * twin of WGSL's `hv_kw`.
  */
 export function keyWord(g: number): number {
-  return 2 * g - (g & (HOME_SLOTS - 1));
+  return geometry.keyWord(g);
 }
 
 /** Word of global slot g's value: HOME_SLOTS words after its key. The CPU twin of WGSL's `hv_vw`. */
 export function valueWord(g: number): number {
-  return keyWord(g) + HOME_SLOTS;
+  return geometry.valueWord(g);
 }
-/** Homes per bucket. */
-export const HOMES = 32 / HOME_SLOTS;
 
 /**
  * A key's home (0 .. HOMES-1): the part of its bucket it is placed in when that has room, so most
@@ -35,7 +84,7 @@ export const HOMES = 32 / HOME_SLOTS;
  * pick the stash line). The CPU twin of WGSL's `hv_home`.
  */
 export function homeOf(key: number): number {
-  return fmix32(key) >>> (32 - Math.log2(HOMES));
+  return geometry.homeOf(key);
 }
 
 /**
@@ -44,8 +93,7 @@ export function homeOf(key: number): number {
  * 24..31). The CPU twin of WGSL's `hv_away_bits`.
  */
 export function awayBits(key: number): number {
-  const f = fmix32(key);
-  return ((1 << (16 + (f >>> (32 - Math.log2(HOMES))))) | (1 << (24 + ((f >>> 20) & 7)))) >>> 0;
+  return geometry.awayBits(key);
 }
 
 /**

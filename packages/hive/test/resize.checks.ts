@@ -129,6 +129,47 @@ export const resizeChecks = defineChecks('hive/resize', [
     );
     table.destroy();
   }),
+  ...perVariant(
+    'a split places the movers crowded out of their home where claims would: past the home, in claim order',
+    async ({ gpu, rng }, v) => {
+      // Keys of home 2 whose candidates are both bucket 1 once it is split off, as many as there are
+      // slots from home 2's first to the bucket's end. Inserted into one bucket they fill exactly
+      // those slots (claim order); the split moves them all to bucket 1 in slot order: HOME_SLOTS of
+      // them take home 2, the others the slots a claim would give them, the homes after it, so the
+      // slots below home 2 stay free there too. (Taking the lowest spare slots, as splits did before,
+      // fills slots 0 .. 7 and leaves the top ones free.)
+      const table = await createTable(gpu, v, { capacity: 32 });
+      const home = 2;
+      const count = 32 - HOME_SLOTS * home;
+      const below = (2 ** (HOME_SLOTS * home) - 1) >>> 0;
+      const batch = keysWhere(rng, splitPointerFor(2), 1200, (b1, b2) => b1 === 1 && b2 === 1)
+        .filter((k) => homeOf(k) === home)
+        .slice(0, count);
+      expect(batch.length === count, `found ${batch.length} keys of home ${home}`);
+      const model = new TableModel();
+      await table.insert(batch, batch);
+      model.insert(batch, batch, false);
+      const before = await table.debugSnapshot();
+      expect(
+        before.meta[0] === below,
+        `before the split bucket 0's free mask is 0x${before.meta[0]?.toString(16)}, expected 0x${below.toString(16)}`,
+      );
+      await table.reserve(64);
+      const after = await expectLayoutMatches(table, model, 'after the split');
+      expect(after.bucketLoad[1] === count, `bucket 1 holds ${after.bucketLoad[1]}`);
+      const snap = await table.debugSnapshot();
+      expect(
+        snap.meta[1] === below,
+        `after the split bucket 1's free mask is 0x${snap.meta[1]?.toString(16)}, expected 0x${below.toString(16)}`,
+      );
+      const found = await table.find(batch);
+      expect(
+        batch.every((k, i) => found.found[i] === 1 && found.values[i] === k),
+        'a mover placed past its home is not found',
+      );
+      table.destroy();
+    },
+  ),
   ...perVariant('a merge whose keys do not fit its base bucket aborts, and the table stays as it was', async ({ gpu, rng }, v) => {
     // 3 buckets: round of 2, bucket 0 split into 0 and 2. Keys of the pair {0, 2}, 40 of them, fill
     // both past what one bucket holds, so merging 2 back into 0 must abort.

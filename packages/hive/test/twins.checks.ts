@@ -1,8 +1,21 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, gridModule } from '@gpuhash/kernels';
-import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { awayBits, candidateBuckets, farBit, HOME_SLOTS, HOMES, homeOf, keyWord, splitPointerFor, valueWord } from '../src';
-import { commonModule } from '../src/wgsl/common';
+import { defineChecks, expectSameArrays, type Rng, runKernelOnArrays } from '@gpuhash/testing';
+import {
+  awayBits,
+  candidateBuckets,
+  farBit,
+  HOME_SLOTS,
+  HOMES,
+  homeOf,
+  keyWord,
+  type SplitPointer,
+  splitPointerFor,
+  valueWord,
+} from '../src';
+import { bucketCount, HOME_SIZES, type HomeGeometry, homeGeometry, stashLineOf, stashLinesFor } from '../src/split-pointer';
+import { COUNTER_WORDS, Counter, commonModule } from '../src/wgsl/common';
+import { findKernel } from '../src/wgsl/find';
 import { hiveParams } from '../src/wgsl/params';
 
 /**
@@ -64,14 +77,108 @@ function tableParams(n: number, n0: number, split: number) {
 }
 
 /** The order in which a claim for home h tries a bucket's slots: from home h's first, around the bucket. */
-function claimOrder(h: number): number[] {
-  return Array.from({ length: 32 }, (_, i) => (HOME_SLOTS * h + i) % 32);
+function claimOrder(h: number, homeSlots = HOME_SLOTS): number[] {
+  return Array.from({ length: 32 }, (_, i) => (homeSlots * h + i) % 32);
 }
 
 /** The claim policy on the CPU: the first free slot in `claimOrder(h)`, as a bit. */
-function pickSlot(free: number, h: number): number {
-  const s = claimOrder(h).find((t) => (free >>> t) & 1);
+function pickSlot(free: number, h: number, homeSlots = HOME_SLOTS): number {
+  const s = claimOrder(h, homeSlots).find((t) => (free >>> t) & 1);
   return s === undefined ? 0 : (1 << s) >>> 0;
+}
+
+const OVERFLOW_BIT = 2;
+const STASH_BIT = 4;
+
+/** A table's buffers as the find kernel reads them, built on the CPU, and the pairs they hold. */
+interface Layout {
+  p: SplitPointer;
+  nalloc: number;
+  lines: number;
+  slots: Uint32Array;
+  meta: Uint32Array;
+  counters: Uint32Array;
+  pairs: Map<number, number>;
+}
+
+/**
+ * Fills a table of `buckets` buckets (and its stash lines) with random keys to about \`load\` the
+ * way the table may leave them: most by the claim policy (first bucket, home first, then around
+ * it; then the second bucket; then the stash line), others in any free slot of either bucket or in
+ * the stash, each with the placement bits its store sets on its first bucket's lock word
+ * (\`hv_placement_bits\`). Value words of free slots hold garbage, so a find reading the wrong word
+ * shows.
+ */
+function buildLayout(rng: Rng, g: HomeGeometry, buckets: number, load: number): Layout {
+  const p = splitPointerFor(buckets);
+  const nalloc = bucketCount(p);
+  const lines = stashLinesFor(nalloc);
+  const slots = rng.u32Array(64 * (nalloc + lines));
+  const free = new Uint32Array(nalloc + lines).fill(0xffffffff);
+  const lock = new Uint32Array(nalloc);
+  for (let s = 0; s < 32 * (nalloc + lines); s++) slots[g.keyWord(s)] = 0xffffffff;
+  const pairs = new Map<number, number>();
+  let stashed = 0;
+  const randomFree = (m: number) => {
+    const bits = Array.from({ length: 32 }, (_, t) => t).filter((t) => (m >>> t) & 1);
+    return bits.length === 0 ? -1 : (bits[rng.below(bits.length)] as number);
+  };
+  const target = Math.floor(load * 32 * nalloc);
+  for (let tries = 0; pairs.size < target && tries < 4 * target; tries++) {
+    const key = rng.u32();
+    if (key >= 0xfffffffe || pairs.has(key)) continue;
+    const [b1, b2] = candidateBuckets(key, p);
+    const h = g.homeOf(key);
+    const claim = (b: number) => {
+      const bit = pickSlot(free[b] as number, h, g.homeSlots);
+      return bit === 0 ? -1 : 31 - Math.clz32(bit);
+    };
+    const line = nalloc + stashLineOf(key, lines);
+    // Candidate places in order of preference, by a random policy.
+    const r = rng.below(10);
+    const order: Array<[number, () => number]> =
+      r < 6
+        ? [
+            [b1, () => claim(b1)],
+            [b2, () => claim(b2)],
+            [line, () => randomFree(free[line] as number)],
+          ]
+        : r < 8
+          ? [
+              [b1, () => randomFree(free[b1] as number)],
+              [b2, () => randomFree(free[b2] as number)],
+            ]
+          : r < 9
+            ? [
+                [b2, () => (rng.below(2) ? claim(b2) : randomFree(free[b2] as number))],
+                [b1, () => claim(b1)],
+              ]
+            : [[line, () => randomFree(free[line] as number)]];
+    for (const [b, pick] of order) {
+      const t = pick();
+      if (t < 0) continue;
+      const at = 32 * b + t;
+      const value = rng.u32();
+      slots[g.keyWord(at)] = key;
+      slots[g.valueWord(at)] = value;
+      free[b] = ((free[b] as number) & ~(1 << t)) >>> 0;
+      pairs.set(key, value);
+      let bits = 0;
+      if (b >= nalloc) {
+        bits = OVERFLOW_BIT | STASH_BIT | farBit(key);
+        stashed++;
+      } else if (b !== b1) bits = OVERFLOW_BIT | farBit(key);
+      else if (Math.floor(t / g.homeSlots) !== h) bits = g.awayBits(key);
+      lock[b1] = ((lock[b1] as number) | bits) >>> 0;
+      break;
+    }
+  }
+  const meta = new Uint32Array(2 * nalloc + lines);
+  meta.set(free);
+  meta.set(lock, nalloc + lines);
+  const counters = new Uint32Array(COUNTER_WORDS);
+  counters[Counter.stash] = stashed;
+  return { p, nalloc, lines, slots, meta, counters, pairs };
 }
 
 /** The slots a claim for home h tries up to and including slot s, as bits. */
@@ -81,6 +188,64 @@ function pickPrefix(h: number, s: number): number {
 }
 
 export const twinsChecks = defineChecks('hive/twins', [
+  {
+    name: 'find, for every home size the table supports (and homes of 16), answers as a CPU model of the table it reads',
+    async run({ gpu, rng, scale }) {
+      for (const homeSlots of [...HOME_SIZES, 16]) {
+        const g = homeGeometry(homeSlots);
+        const kernel = findKernel.variant({ homeSlots });
+        for (const [buckets, load] of [
+          [1, 0.9],
+          [3, 0.97],
+          [64 * scale, 0.5],
+          [40 + rng.below(200) * scale, 0.95],
+          [128 * scale, 0.99],
+        ] as const) {
+          const t = buildLayout(rng, g, buckets, load);
+          const hits = [...t.pairs.keys()];
+          const misses = rng.distinctU32(hits.length + 64, [...hits, 0xfffffffe, 0xffffffff]);
+          const keys = Uint32Array.from([...hits, ...misses, 0xfffffffe, 0xffffffff]);
+          for (let i = keys.length - 1; i > 0; i--) {
+            const j = rng.below(i + 1);
+            [keys[i], keys[j]] = [keys[j] as number, keys[i] as number];
+          }
+          const n = keys.length;
+          const params = kernel.packParams({
+            n,
+            n0: t.p.n0,
+            split: t.p.split,
+            nalloc: t.nalloc,
+            stash_lines: t.lines,
+            lock_base: t.nalloc + t.lines,
+            list_cap: 0,
+            max_evict: 0,
+          });
+          const out = await runKernelOnArrays(gpu, {
+            kernel,
+            inputs: [params, t.slots, keys, keys, new Uint32Array(n), new Uint32Array(n), t.counters, t.meta, t.slots],
+            uniforms: [0],
+            invocations: n,
+          });
+          const want = new Uint32Array(2 * n);
+          const got = new Uint32Array(2 * n);
+          for (let i = 0; i < n; i++) {
+            const v = t.pairs.get(keys[i] as number);
+            want.set([v ?? 0, v === undefined ? 0 : 1], 2 * i);
+            got.set([(out[4] as Uint32Array)[i] as number, (out[5] as Uint32Array)[i] as number], 2 * i);
+          }
+          const stashed = t.counters[Counter.stash];
+          expectSameArrays(
+            `homes of ${homeSlots}, ${buckets} buckets at load ${load} (${stashed} stashed): (value, found) of key i at 2i`,
+            got,
+            want,
+            {
+              keys,
+            },
+          );
+        }
+      }
+    },
+  },
   {
     name: 'hv_home, hv_away_bits, hv_far_bit, hv_b1 and hv_b2 match homeOf, awayBits, farBit and candidateBuckets',
     async run({ gpu, rng, scale }) {

@@ -4,7 +4,8 @@ import { composeWgsl, fmix32Module, gridModule, wgslModule } from '@gpuhash/kern
 /**
  * Key streams generated on the GPU (2^27 keys would be 512 MB of host arrays per stream): element
  * i of a stream has index j = start + i (or start + a Zipf-distributed rank), key fmix32(2j+1)
- * (fmix32(2j+2) for misses) and value bench_value(j). CPU twins: ../keys.ts.
+ * (fmix32(2j+2) for misses), with the three reserved images replaced, and value bench_value(j).
+ * CPU twins and the proof that keys stay unique, disjoint and unreserved: ../keys.ts.
  */
 export interface StreamSpec {
   /** Elements in the stream. */
@@ -28,12 +29,18 @@ export const WORKGROUP = 256;
 
 /**
  * Keys, values and the way back from a key to its index: fmix32 is a bijection, so the checks
- * invert it and need no copy of the stream that produced the queries.
+ * invert it and need no copy of the stream that produced the queries. A reserved image r
+ * (>= 0xfffffffd) is replaced by fmix32(2r + 2), the image of an even number past the miss
+ * stream's end (../keys.ts), and \`key_index\` maps it back.
  */
 export const benchKeysModule = wgslModule(
   'bench.keys',
   /* wgsl */ `
-fn bench_key(j: u32, miss: u32) -> u32 { return hash_fmix32(2u * j + 1u + miss); }
+fn bench_key(j: u32, miss: u32) -> u32 {
+  let k = hash_fmix32(2u * j + 1u + miss);
+  if (k >= 0xfffffffdu) { return hash_fmix32(2u * k + 2u); }
+  return k;
+}
 fn bench_value(j: u32) -> u32 { return j * 0x9e3779b1u + 0x7f4a7c15u; }
 fn unshift_xor(h: u32, s: u32) -> u32 {
   var x = h;
@@ -47,9 +54,11 @@ fn hash_fmix32_inverse(h: u32) -> u32 {
   x *= 0xa5cb9243u;
   return unshift_xor(x, 16u);
 }
-// x = 1 for a hit key (fmix32 of an odd number), y = its index j.
+// x = 1 for a hit key (fmix32 of an odd number), y = its index j (for a miss key, j - 1/2).
 fn key_index(key: u32) -> vec2<u32> {
-  let x = hash_fmix32_inverse(key);
+  var x = hash_fmix32_inverse(key);
+  // A replacement of a reserved image r: x = 2r + 2 for r in 0xfffffffd..0xffffffff.
+  if ((x & 1u) == 0u && x + 4u <= 4u) { x = hash_fmix32_inverse(((x - 2u) >> 1u) | 0x80000000u); }
   return vec2<u32>(x & 1u, (x - 1u) >> 1u);
 }
 `,

@@ -1,6 +1,6 @@
 import { Op } from '@gpuhash/core';
-import { bitHashModule, fmix32Module, wgslModule } from '@gpuhash/kernels';
-import { HOME_SLOTS, HOMES } from '../split-pointer';
+import { bitHashModule, fmix32Module, type WgslModule, wgslModule } from '@gpuhash/kernels';
+import { HOME_SLOTS, homeGeometry } from '../split-pointer';
 
 /** Invocations per workgroup of every Hive kernel: a multiple of every subgroup size (no partial subgroups). */
 export const WORKGROUP_SIZE = 256;
@@ -48,15 +48,23 @@ export const LIST_HEADER = 4;
  * 64b + 2 HOME_SLOTS h + t, value HOME_SLOTS words later); masks[b] is its free mask (bit s set:
  * slot s free) and masks[lock_base + b] its lock. Needs `params` (hiveParams) bound by the kernel.
  */
-export const commonModule = wgslModule(
-  'hive.common',
-  /* wgsl */ `
+export const commonModule = commonModuleFor(HOME_SLOTS);
+
+/**
+ * \`commonModule\` for homes of \`homeSlots\` slots (one of HOME_SIZES): kernels written for any home
+ * size are tested with each (find.ts). Named apart from the table's, so one shader never mixes two.
+ */
+export function commonModuleFor(homeSlots: number): WgslModule {
+  const { homes } = homeGeometry(homeSlots);
+  return wgslModule(
+    homeSlots === HOME_SLOTS ? 'hive.common' : `hive.common.home${homeSlots}`,
+    /* wgsl */ `
 const EMPTY: u32 = 0xffffffffu;
 const TOMBSTONE: u32 = 0xfffffffeu;
 const NONE: u32 = 0xffffffffu;
 const RESERVED_FLAG: u32 = 0x80000000u;
 const CONTENDED_FLAG: u32 = 0x40000000u;
-const HOME_SLOTS: u32 = ${HOME_SLOTS}u;
+const HOME_SLOTS: u32 = ${homeSlots}u;
 
 const OP_INSERT: u32 = ${OP_INSERT}u;
 const OP_INSERT_OR_ASSIGN: u32 = ${OP_INSERT_OR_ASSIGN}u;
@@ -94,7 +102,7 @@ fn hv_stash_bucket(key: u32) -> u32 { return params.nalloc + (hash_fmix32(key) &
  * A key's home (\`HOME_SLOTS\` slots, one 32-byte sector of its bucket), where it is placed when that
  * has room, so most finds read one 32-byte sector. The CPU twin is \`homeOf\`.
  */
-fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(HOMES)}u; }
+fn hv_home(key: u32) -> u32 { return hash_fmix32(key) >> ${32 - Math.log2(homes)}u; }
 /**
  * A bucket's lock word \`masks[lock_base + b]\`: bit 0 is the lock; the others say where its keys
  * may be, so lookups read no more than they must. All are conservative: set at every store that
@@ -127,7 +135,7 @@ const PLACEMENT_BITS: u32 = OVERFLOW_BIT | STASH_BIT | FAR_BITS | AWAY_BITS;
  */
 fn hv_away_bits(key: u32) -> u32 {
   let f = hash_fmix32(key);
-  return (1u << (16u + (f >> ${32 - Math.log2(HOMES)}u))) | (1u << (24u + ((f >> 20u) & 7u)));
+  return (1u << (16u + (f >> ${32 - Math.log2(homes)}u))) | (1u << (24u + ((f >> 20u) & 7u)));
 }
 /** Whether lock word \`word\`'s away filter holds key (see above). */
 fn hv_may_be_away(word: u32, key: u32) -> bool {
@@ -195,5 +203,6 @@ fn hv_nth_bit(m: u32, r: u32) -> u32 {
 /** Bits 0..k-1 (k <= 32). */
 fn hv_low_mask(k: u32) -> u32 { return select((1u << k) - 1u, 0xffffffffu, k >= 32u); }
 `,
-  { requires: [bitHashModule, fmix32Module], needs: ['params'] },
-);
+    { requires: [bitHashModule, fmix32Module], needs: ['params'] },
+  );
+}

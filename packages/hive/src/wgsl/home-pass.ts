@@ -2,7 +2,7 @@ import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
-import { opPassBindings, pushGroupModule } from './op-pass';
+import { opPassBindings, pushGroupModule, retireModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
@@ -11,8 +11,8 @@ import { homeScanModule, wcmeModule } from './wcme';
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
  * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 4 key words, half a 32-byte sector,
  * per op, where pass A's scan reads the whole bucket), each lane also its first bucket's lock word:
- * - the key at home: an erase retires it (CAS to TOMBSTONE, freed by the release pass), an
- *   insert is done (insertOrAssign stores its value);
+ * - the key at home: an erase retires it (\`hv_retire\`, as pass A does: CAS to TOMBSTONE, freed by
+ *   the release pass), an insert is done (insertOrAssign stores its value);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
  *   nowhere, nothing to do;
  * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts of absent
@@ -60,10 +60,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       if (home.x != NONE) {
         let at = home.x;
         if (op == OP_ERASE) {
-          // Retire, do not free: no slot is reused while this batch may still read it.
-          if (hv_cas_key(at, key, TOMBSTONE)) {
+          if (hv_retire(at, key)) {
             status = 1u;
-            count(T_ERASED, 1u);
             freed = at;
           }
         } else if (op == OP_INSERT_OR_ASSIGN) {
@@ -86,7 +84,15 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
 }
 `,
       {
-        modules: [gridModule, homeScanModule(subgroups), wcmeModule(subgroups), pushGroupModule(subgroups), talliesModule, listsModule],
+        modules: [
+          gridModule,
+          homeScanModule(subgroups),
+          wcmeModule(subgroups),
+          pushGroupModule(subgroups),
+          retireModule(subgroups),
+          talliesModule,
+          listsModule,
+        ],
       },
     ),
 });

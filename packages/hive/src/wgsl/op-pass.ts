@@ -50,6 +50,26 @@ export function pushGroupModule(subgroups: boolean): WgslModule {
 }
 
 /**
+ * An erase in a mixed batch, once its key is seen in global slot g: retire the slot (CAS the key
+ * word to TOMBSTONE), do not free it, since no slot may be reused while this batch may still read
+ * it; the release pass frees it after the batch. True when this op erased the key (false: another
+ * op of the batch did first); counts the erase, and a stash slot's leaving. The home pass and pass A
+ * both erase this way.
+ */
+const retireCode = /* wgsl */ `
+fn hv_retire(g: u32, key: u32) -> bool {
+  if (!hv_cas_key(g, key, TOMBSTONE)) { return false; }
+  count(T_ERASED, 1u);
+  if (g >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
+  return true;
+}`;
+
+/** \`hv_retire\` (needs \`slots\`, \`params\` and \`counters\`). */
+export function retireModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.retire', subgroups, retireCode, { requires: [wcmeModule(subgroups), talliesModule], needs: ['params'] });
+}
+
+/**
  * Pass A of insert, insertOrAssign and mixed batches (whose finds ran before, in the find kernel):
  * every op runs lock-free, one op per lane, its group of up to 32 lanes sharing the reads.
  *
@@ -172,11 +192,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     var freed = NONE;
     if (go) {
       if (op == OP_ERASE) {
-        // Retire, do not free: no slot is reused while this batch may still read it.
-        if (at != NONE && hv_cas_key(at, key, TOMBSTONE)) {
+        if (at != NONE && hv_retire(at, key)) {
           status = 1u;
-          count(T_ERASED, 1u);
-          if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
           freed = at;
         }
         st = S_DONE;
@@ -285,6 +302,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           listsModule,
           overflowModule,
           pushGroupModule(subgroups),
+          retireModule(subgroups),
         ],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
       },

@@ -21,6 +21,22 @@ const homeFills = homes.map((h) => `hv_home_fill(by_home_${h}, ${h}u)`).join(' |
 const homeFirsts = homes.map((h) => `hv_lowest_bits(by_home_${h}, HOME_SLOTS)`).join(' | ');
 /** by_home_h for a run-time h. */
 const homeSelect = homes.slice(1).reduce((acc, h) => `select(${acc}, by_home_${h}, h == ${h}u)`, 'by_home_0');
+/** The home of mover slot c, from the by_home ballots. */
+const moverHome = homes.slice(1).reduce((acc, h) => `select(${acc}, ${h}u, ((by_home_${h} >> c) & 1u) == 1u)`, '0u');
+/**
+ * Statements that walk the crowded movers in \`mask\` in slot order, each taking from \`left\` (a var)
+ * the first spare slot from its home on, around the bucket: the slot a claim would take
+ * (\`hv_pick_slot\`; the home itself is full, its own movers took it).
+ */
+const walkCrowded = (mask: string) => /* wgsl */ `{
+            var walk = ${mask};
+            loop {
+              if (walk == 0u) { break; }
+              let c = firstTrailingBit(walk);
+              walk &= walk - 1u;
+              left &= ~hv_pick_slot(left, ${moverHome});
+            }
+          }`;
 
 const moveCode = /* wgsl */ `
 fn hv_move_out(src: u32, dst: u32) {
@@ -33,7 +49,11 @@ fn hv_move_out(src: u32, dst: u32) {
  * Expansion (split phase): a batch of K source buckets s = aux0 .. aux0+n-1, each with its fresh
  * partner t = s + n0, one group per pair. params.split is the split pointer after the batch, so
  * hv_b1/hv_b2 give each key's new candidates: a key stays when s is still one of them, else it
- * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their homes).
+ * moves to t (its hash's next bit picks t; t is empty, so movers take slots of their homes). Movers
+ * crowded out of their home (more than HOME_SLOTS of one home) take, in slot order, the slots a
+ * claim would give them: the first spare one from their home on, around the bucket, so a find
+ * reads them in the next home or soon after, as it reads keys that pass A placed. (Until this
+ * they took the lowest spare slots; the difference is only where finds of those keys look first.)
  */
 export const splitKernel = defineKernel({
   name: 'hive.split',
@@ -75,7 +95,8 @@ ${homeDecls}
         movers |= hv_row_ballot(go, step);
 ${homeBallots}
       }
-      // The first HOME_SLOTS movers of each home take its slots; the rest take the lowest slots left.
+      // The first HOME_SLOTS movers of each home take its slots; the rest, in slot order, take the
+      // spare slots (those no home's own movers take) in claim order.
       let home_used = ${homeFills};
       let crowded = movers & ~(${homeFirsts});
       let spare = ~home_used;
@@ -86,7 +107,10 @@ ${homeBallots}
           let h = hv_home(k);
           var dst = 0u;
           if (((crowded >> slot) & 1u) == 1u) {
-            dst = hv_nth_bit(spare, countOneBits(crowded & hv_low_mask(slot)));
+            // What the crowded movers before this one leave, then this one's pick.
+            var left = spare;
+            ${walkCrowded('crowded & hv_low_mask(slot)')}
+            dst = firstTrailingBit(hv_pick_slot(left, h));
             atomicOr(&masks[params.lock_base + t], hv_away_bits(k));
           } else {
             dst = HOME_SLOTS * h + countOneBits(${homeSelect} & hv_low_mask(slot));
@@ -98,7 +122,10 @@ ${homeBallots}
         // t answers for the keys of s's that are now its own first-bucket keys, wherever they are.
         atomicOr(&masks[params.lock_base + t], atomicLoad(&masks[params.lock_base + s]) & PLACEMENT_BITS);
         atomicOr(&masks[s], movers);
-        atomicStore(&masks[t], ~(home_used | hv_lowest_bits(spare, countOneBits(crowded))));
+        // t's free slots: the spare ones no crowded mover took.
+        var left = spare;
+        ${walkCrowded('crowded')}
+        atomicStore(&masks[t], left);
       }
     }
   }
