@@ -370,6 +370,50 @@ describe('the docs site in Chromium', () => {
     expectClean(problems);
   });
 
+  it('runs the cache example embedded in the hkv guide: every policy, every value checked', async () => {
+    const { context, problems } = await newSiteContext(browser, site.url);
+    const page = await context.newPage();
+    await open(page, '/guides/hkv.html');
+    const example = page.getByTestId('cache-playground');
+    await expect.poll(() => example.getAttribute('data-state')).toBe('idle');
+    await example.getByTestId('cpg-run').click();
+    await expect.poll(() => example.getAttribute('data-state'), { timeout: 120_000 }).toBe('done');
+    // 32 batches of 512 Zipf keys (4,096 slots, a universe of 40,960) per policy, found then inserted.
+    const rows = await example.getByTestId('cpg-row').evaluateAll((trs) =>
+      trs.map((tr) => {
+        const d = (tr as HTMLElement).dataset;
+        const n = (k: string) => Number(d[k]);
+        return {
+          policy: d.policy ?? '',
+          lookups: n('lookups'),
+          hits: n('hits'),
+          inserted: n('inserted'),
+          updated: n('updated'),
+          evicted: n('evicted'),
+          size: n('size'),
+          mismatches: n('mismatches'),
+        };
+      }),
+    );
+    expect(rows.map((r) => r.policy)).toEqual(['lru', 'lfu', 'epochLru', 'epochLfu']);
+    for (const r of rows) {
+      expect(r.lookups, r.policy).toBe(32 * 512);
+      expect(r.mismatches, r.policy).toBe(0);
+      // The cache grows only by keys placed in free slots; it fills, then evicts.
+      expect(r.size, r.policy).toBe(r.inserted);
+      expect(r.size, r.policy).toBeLessThanOrEqual(4096);
+      expect(r.size, r.policy).toBeGreaterThan(0.6 * 4096);
+      expect(r.evicted, r.policy).toBeGreaterThan(0);
+      expect(r.inserted + r.updated + r.evicted, r.policy).toBeLessThanOrEqual(r.lookups);
+      // Zipf 0.99 over 10x the capacity: most lookups hit once the cache is warm (about 70% for LRU).
+      expect(r.hits / r.lookups, r.policy).toBeGreaterThan(0.4);
+      expect(r.hits / r.lookups, r.policy).toBeLessThan(0.9);
+    }
+    await example.screenshot({ path: `${SCREENSHOTS_DIR}/guide-hkv-cache-example.png` });
+    await context.close();
+    expectClean(problems);
+  });
+
   it('runs the live example embedded in the slab guide, and draws its slab list', async () => {
     const { context, problems } = await newSiteContext(browser, site.url);
     const page = await context.newPage();
@@ -461,13 +505,17 @@ describe('the docs site in Chromium', () => {
     const page = await context.newPage();
     await open(page, '/playground.html');
     await expect.poll(() => page.getByTestId('playground').getAttribute('data-state')).toBe('unsupported');
-    const message = (await page.getByTestId('pg-no-webgpu').textContent()) ?? '';
+    const message = (await page.getByTestId('playground').getByTestId('pg-no-webgpu').textContent()) ?? '';
     expect(message).toContain('WebGPU is not available');
+    // The cache playground below it says the same.
+    await expect.poll(() => page.getByTestId('cache-playground').getAttribute('data-state')).toBe('unsupported');
+    expect(await page.getByTestId('cache-playground').getByTestId('pg-no-webgpu').count()).toBe(1);
+    expect(await page.getByTestId('cpg-run').count()).toBe(0);
     expect(message).toMatch(/Chrome/);
     expect(message).toMatch(/Safari/);
     expect(await page.getByTestId('pg-run').count()).toBe(0);
     await shoot(page, 'playground-no-webgpu');
-    for (const guide of ['linear-probe', 'hive', 'slab', 'horton', 'core', 'kernels']) {
+    for (const guide of ['linear-probe', 'hive', 'slab', 'horton', 'hkv', 'core', 'kernels']) {
       await open(page, `/guides/${guide}.html`);
       await expect.poll(() => page.getByTestId('pg-no-webgpu').count(), { message: guide }).toBe(1);
     }

@@ -1,6 +1,7 @@
 import type { Theme } from 'vitepress';
 import DefaultTheme from 'vitepress/theme';
 import BenchResults from './components/BenchResults.vue';
+import CachePlayground from './components/CachePlayground.vue';
 import DeviceInfo from './components/DeviceInfo.vue';
 import HiveBucketDiagram from './components/HiveBucketDiagram.vue';
 import Playground from './components/Playground.vue';
@@ -14,6 +15,7 @@ export default {
   extends: DefaultTheme,
   enhanceApp({ app }) {
     app.component('Playground', Playground);
+    app.component('CachePlayground', CachePlayground);
     app.component('BenchResults', BenchResults);
     app.component('ProbeDiagram', ProbeDiagram);
     app.component('HiveBucketDiagram', HiveBucketDiagram);

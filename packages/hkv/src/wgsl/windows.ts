@@ -18,6 +18,25 @@ const copyLoop = (target: string, source: string) =>
   `for (var j = cg_lane(); j < VW; j += TILE) { ${target.replace('$j', 'j')} = ${source.replace('$j', 'j')}; }`;
 
 /**
+ * A window pass's WGSL: the accessors of this window's value buffers (`writable` for stores), then
+ * `body` inside the cooperative entry point, after the tiling of its subgroup.
+ */
+function windowSource(decls: string, v: WindowVariant, writable: boolean, body: string): string {
+  return composeWgsl(
+    /* wgsl */ `
+${decls}
+${valueWords(v.dim).wgsl}
+${sliceAccessors(v, writable, 'v', 'val', valueWords(v.dim).quads)}
+
+${groupEntry(v.subgroups)} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
+${body}}
+`,
+    { modules: [gridModule, hkvCoreModule, cooperativeModule({ subgroups: v.subgroups })], constants: { TILE: v.tile, DIM: v.dim } },
+  );
+}
+
+/**
  * find: `found[i]` holds key i's slot (NONE when absent); copies the values of slots in this window
  * to `out_vals`. `flags`: the last window, which turns the slots into 0/1 found flags.
  */
@@ -33,15 +52,11 @@ export const gatherKernel = defineKernel({
     ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
-    composeWgsl(
-      /* wgsl */ `
-${decls}
-${valueWords(v.dim).wgsl}
-${sliceAccessors(v, false, 'v', 'val', valueWords(v.dim).quads)}
-
-${groupEntry(v.subgroups)} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
-  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    windowSource(
+      decls,
+      v,
+      false,
+      /* wgsl */ `  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let i = base + lid;
     var g = NONE;
     if (i < params.n) { g = found[i]; }
@@ -53,9 +68,7 @@ ${groupEntry(v.subgroups)} {
     )}
     ${v.flags ? 'if (i < params.n) { found[i] = select(0u, 1u, g != NONE); }' : ''}
   }
-}
 `,
-      { modules: [gridModule, hkvCoreModule, cooperativeModule({ subgroups: v.subgroups })], constants: { TILE: v.tile, DIM: v.dim } },
     ),
 });
 
@@ -81,15 +94,11 @@ export const scatterKernel = defineKernel({
     ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
-    composeWgsl(
-      /* wgsl */ `
-${decls}
-${valueWords(v.dim).wgsl}
-${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
-
-${groupEntry(v.subgroups)} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
-  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    windowSource(
+      decls,
+      v,
+      true,
+      /* wgsl */ `  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let i = base + lid;
     var st = ST_NONE;
     var g = NONE;
@@ -108,9 +117,7 @@ ${groupEntry(v.subgroups)} {
     ${v.placed && v.last ? 'if (todo) { out[OUT_HEAD + i] = st & ~VALUES_PENDING; }' : ''}
   }
   ${v.placed && v.last ? 'if (grid_workgroup(wid, nwg) == 0u && lid == 0u) { out[2] = out[0]; }' : ''}
-}
 `,
-      { modules: [gridModule, hkvCoreModule, cooperativeModule({ subgroups: v.subgroups })], constants: { TILE: v.tile, DIM: v.dim } },
     ),
 });
 
@@ -131,15 +138,11 @@ export const evictedKernel = defineKernel({
     ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) =>
-    composeWgsl(
-      /* wgsl */ `
-${decls}
-${valueWords(v.dim).wgsl}
-${sliceAccessors(v, false, 'v', 'val', valueWords(v.dim).quads)}
-
-${groupEntry(v.subgroups)} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
-  let first = out[2];
+    windowSource(
+      decls,
+      v,
+      false,
+      /* wgsl */ `  let first = out[2];
   let end = out[0];
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let e = first + base + lid;
@@ -152,8 +155,6 @@ ${groupEntry(v.subgroups)} {
       ${copyLoop('ev_vals[es * VW + $j]', 'val_load(gs, $j)')}`,
     )}
   }
-}
 `,
-      { modules: [gridModule, hkvCoreModule, cooperativeModule({ subgroups: v.subgroups })], constants: { TILE: v.tile, DIM: v.dim } },
     ),
 });
