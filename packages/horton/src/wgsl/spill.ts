@@ -12,11 +12,11 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  *    One spilled key takes slot 7 (x stays Type A). Two or more make x Type B: its remap word is
  *    zeroed and slot 7's key word becomes REMAP, unless x holds a secondary key (the paper's rule:
  *    a bucket converts only when no secondary key in it can move out; the rounds try that move).
- * 2. **Secondary placement** (`spillPlaceKernel`, twice: the second time an entry whose bucket
- *    filled before any key of it got in is pointed at another candidate first). A key whose primary bucket is Type B and full
- *    sets its remap entry, if unset, to the least-loaded of its secondary buckets (a CAS on the
- *    remap word: keys of one entry agree on the first function set), then claims a free slot there
- *    in slot order. Copies of one key follow one entry to one bucket and race for one first free
+ * 2. **Secondary placement** (`spillPlaceKernel`, run twice). A key whose primary bucket is Type B
+ *    and full sets its remap entry, if unset, to the least-loaded of its secondary buckets (a CAS
+ *    on the remap word: keys of one entry agree on the first function set), then claims a free
+ *    slot there in slot order. The second run first points an entry whose bucket filled before any
+ *    key of it got in at another candidate (REPOINT). Copies of one key follow one entry to one bucket and race for one first free
  *    slot, so a key is never stored twice. Every primary key of the batch was placed by the fast
  *    pass or pass 1, so a secondary key takes only a slot no primary key of this batch wants.
  *
