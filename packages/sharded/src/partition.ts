@@ -26,19 +26,7 @@ export class HostPartition {
     const ids = new Uint8Array(n);
     const counts = new Uint32Array(shards);
     if (shards === 1) counts[0] = n;
-    else if (wordsPerKey === 1) {
-      for (let i = 0; i < n; i++) {
-        const s = shardHash(words[i] as number, undefined, seed) % shards;
-        ids[i] = s;
-        counts[s] = (counts[s] as number) + 1;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        const s = shardHash(words[2 * i] as number, words[2 * i + 1] as number, seed) % shards;
-        ids[i] = s;
-        counts[s] = (counts[s] as number) + 1;
-      }
-    }
+    else assignShards(words, wordsPerKey, ids, counts, seed);
     this.ids = ids;
     this.counts = counts;
   }
@@ -145,4 +133,29 @@ export function mergeIndices(lists: readonly Uint32Array[]): Uint32Array {
     o += l.length;
   }
   return out.sort();
+}
+
+/**
+ * The shard of every key into `ids`, and the keys per shard into `counts`. A function of its own
+ * rather than a loop in the constructor.
+ */
+function assignShards(words: Uint32Array, wordsPerKey: 1 | 2, ids: Uint8Array, counts: Uint32Array, seed: number): void {
+  const n = ids.length;
+  const shards = counts.length;
+  // h % shards for a u32 h, in small-integer arithmetic: (2q + r) mod m with q = h >>> 1, r = h & 1
+  // (a double modulo, which h >= 2^31 would take, costs several times more).
+  const mod = (h: number) => ((((h >>> 1) % shards) << 1) + (h & 1)) % shards;
+  if (wordsPerKey === 1) {
+    for (let i = 0; i < n; i++) {
+      const s = mod(shardHash(words[i] as number, undefined, seed));
+      ids[i] = s;
+      counts[s] = (counts[s] as number) + 1;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const s = mod(shardHash(words[2 * i] as number, words[2 * i + 1] as number, seed));
+      ids[i] = s;
+      counts[s] = (counts[s] as number) + 1;
+    }
+  }
 }
