@@ -139,20 +139,27 @@ fn claim_mask(b: u32, free: u32, key: u32, value: u32, assign: bool) -> u32 {
   return select(GAVE_UP, RETRY, m == 0u);
 }
 
-// Claims the first free slot of b for key (claim_mask over one read of b): INSERTED, EXISTED or
-// RETRY (no free slot, or too many spurious failures).
-fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
+// One read of bucket b's keys: (the slot holding key, or NONE; the mask of free slots).
+fn read_bucket(b: u32, key: u32) -> vec2<u32> {
   var free = 0u;
   for (var s = 0u; s < 8u; s++) {
     let k = key_at(b, s);
-    if (k == key) {
-      if (assign) { store_value(b, s, value); }
-      return EXISTED;
-    }
+    if (k == key) { return vec2<u32>(s, 0u); }
     if (k == EMPTY) { free |= 1u << s; }
   }
-  if (free == 0u) { return RETRY; }
-  return settled(claim_mask(b, free, key, value, assign));
+  return vec2<u32>(NONE, free);
+}
+
+// Claims the first free slot of b for key (claim_mask over one read of b): INSERTED, EXISTED or
+// RETRY (no free slot, or too many spurious failures).
+fn claim_in(b: u32, key: u32, value: u32, assign: bool) -> u32 {
+  let read = read_bucket(b, key);
+  if (read.x != NONE) {
+    if (assign) { store_value(b, read.x, value); }
+    return EXISTED;
+  }
+  if (read.y == 0u) { return RETRY; }
+  return settled(claim_mask(b, read.y, key, value, assign));
 }
 
 // The function (1..FUNCTIONS) of entry (x, t) whose bucket has the most free slots, at least need,
@@ -203,15 +210,12 @@ export const hortonPrimaryModule = wgslModule(
 // Else RETRY: the locked rounds take it. Keys are only added here, into primary slots.
 fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
   let x = primary_of(key);
-  var free = 0u;
-  for (var s = 0u; s < 8u; s++) {
-    let k = key_at(x, s);
-    if (k == key) {
-      if (assign) { store_value(x, s, value); }
-      return EXISTED;
-    }
-    if (k == EMPTY) { free |= 1u << s; }
+  let read = read_bucket(x, key);
+  if (read.x != NONE) {
+    if (assign) { store_value(x, read.x, value); }
+    return EXISTED;
   }
+  let free = read.y;
   let k7 = key_at(x, 7u);
   if (k7 == REMAP) {
     let r = entry_slot(x, tag_of(key), key);
