@@ -264,18 +264,8 @@ export class Gpu {
   async readBytes(buffer: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
     this.assertUsable();
     if (byteLength === 0) return new ArrayBuffer(0);
-    const staging = this.pool.acquire(byteLength, BufferUsage.MAP_READ | BufferUsage.COPY_DST, 'gpuhash.staging.read');
     const encoder = this.device.createCommandEncoder({ label: 'gpuhash.download' });
-    encoder.copyBufferToBuffer(buffer, byteOffset, staging, 0, byteLength);
-    this.submit([encoder.finish()]);
-    try {
-      await this.guard(staging.mapAsync(MapMode.READ, 0, byteLength));
-      const copy = staging.getMappedRange(0, byteLength).slice(0);
-      staging.unmap();
-      return copy;
-    } finally {
-      this.pool.release(staging);
-    }
+    return (await this.submitAndRead(encoder, [{ buffer, byteOffset, byteLength }]))[0] as ArrayBuffer;
   }
 
   /**
@@ -283,7 +273,10 @@ export class Gpu {
    * and returns each part's bytes (one copy each, out of the mapped range): one round trip for
    * several results of one operation.
    */
-  async submitAndRead(encoder: GPUCommandEncoder, parts: ReadonlyArray<{ buffer: GPUBuffer; byteLength: number }>): Promise<ArrayBuffer[]> {
+  async submitAndRead(
+    encoder: GPUCommandEncoder,
+    parts: ReadonlyArray<{ buffer: GPUBuffer; byteOffset?: number; byteLength: number }>,
+  ): Promise<ArrayBuffer[]> {
     this.assertUsable();
     // Copies need 4-byte multiples at 4-byte offsets.
     const spans = parts.map((p) => Math.ceil(p.byteLength / 4) * 4);
@@ -295,7 +288,7 @@ export class Gpu {
     const staging = this.pool.acquire(total, BufferUsage.MAP_READ | BufferUsage.COPY_DST, 'gpuhash.staging.read');
     let at = 0;
     for (const [i, p] of parts.entries()) {
-      if (spans[i]) encoder.copyBufferToBuffer(p.buffer, 0, staging, at, spans[i] as number);
+      if (spans[i]) encoder.copyBufferToBuffer(p.buffer, p.byteOffset ?? 0, staging, at, spans[i] as number);
       at += spans[i] as number;
     }
     this.submit([encoder.finish()]);
