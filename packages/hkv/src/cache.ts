@@ -39,12 +39,15 @@ const OWN_OPTIONS = [
   'mode',
   'assumeUniqueKeys',
   'maxValueBufferBytes',
+  'valueWindowBytes',
   'maxDeviceBytesForValues',
   'subgroups',
   'tile',
 ];
 /** Lanes per cooperative group unless the options say otherwise. */
 const DEFAULT_TILE = 8;
+/** Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes). */
+const DEFAULT_VALUE_WINDOW_BYTES = 4 * 2 ** 30;
 const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
@@ -131,7 +134,7 @@ export class HkvCache {
     // Groups never span more than the smallest subgroup the device may run (the kernels take the
     // group size as a constant); without subgroups each invocation is its own group.
     const tile = options.subgroups ? Math.max(1, Math.min(options.tile, gpu.subgroups.minSize)) : 1;
-    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile }, maxSlices);
+    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile }, maxSlices, options.valueWindowBytes);
     const deviceSlots = Math.min(
       options.capacity,
       Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
@@ -206,6 +209,8 @@ export class HkvCache {
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
     const tile = options.tile ?? DEFAULT_TILE;
     oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
+    const valueWindowBytes = options.valueWindowBytes ?? DEFAULT_VALUE_WINDOW_BYTES;
+    positiveInteger(where, 'valueWindowBytes', valueWindowBytes);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
     if (maxCapacity > capacity) {
       // Growth moves every value from the old buffers to the new ones in one pass, which binds both.
@@ -233,6 +238,7 @@ export class HkvCache {
         mode,
         assumeUniqueKeys,
         maxValueBufferBytes: valueBufferBytes,
+        valueWindowBytes,
         maxDeviceBytesForValues,
         subgroups,
         tile,
@@ -253,9 +259,9 @@ export class HkvCache {
     return this.storage.buckets;
   }
 
-  /** Value buffers the values are split across, and slots per buffer. */
-  get valueSplit(): { slices: number; sliceSlots: number } {
-    return { ...this.storage.split };
+  /** Value buffers the values are split across, slots per buffer, and windows of buffers (passes over the values). */
+  get valueSplit(): { slices: number; sliceSlots: number; windows: number } {
+    return { ...this.storage.split, windows: this.engine.windows(this.storage).length };
   }
 
   /** The global epoch (the high word of epochLru and epochLfu scores). */

@@ -63,13 +63,15 @@ export class HkvEngine {
     readonly group: GroupVariant,
     /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
     readonly maxSlices: number = Number.POSITIVE_INFINITY,
+    readonly windowBytes: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** The windows of value buffers: [first buffer, count], at most maxSlices each. */
+  /** The windows of value buffers: [first buffer, count], at most maxSlices and windowBytes each. */
   windows(storage: HkvStorage): Window[] {
     const out: Window[] = [];
     const total = storage.split.slices;
-    const per = Math.max(1, Math.min(total, this.maxSlices));
+    const sliceBytes = storage.split.sliceSlots * storage.dim * 4;
+    const per = Math.max(1, Math.min(total, this.maxSlices, Math.floor(this.windowBytes / sliceBytes)));
     for (let base = 0; base < total; base += per) out.push({ base, count: Math.min(per, total - base) });
     return out;
   }

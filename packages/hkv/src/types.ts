@@ -44,6 +44,13 @@ export interface HkvOptions {
    */
   maxValueBufferBytes?: number;
   /**
+   * Most bytes of values one pass touches (default 4 GiB). Random accesses spread over more memory
+   * than the GPU's address translation covers run many times slower (on an H100, 8 GiB of dim-32
+   * values took 20x longer per find than 4 GiB), so larger value sets are visited in windows: the
+   * main pass records slots and each window's pass copies the values in its range.
+   */
+  valueWindowBytes?: number;
+  /**
    * GPU memory budget for the values (bytes, whole buckets). The values of the slots past it live in
    * host memory, staged through readbacks: the GPU finds the slots, the host gathers and scatters
    * (WebGPU cannot map storage buffers). A cache with a host tier has a fixed capacity and no `encode*`.

@@ -315,6 +315,17 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: (ctx) => hostDual(ctx),
   },
   {
+    name: 'values in windows of one buffer each (valueWindowBytes: one buffer): random sequences match the model',
+    run: async (ctx) => {
+      const bytes = 128 * 8 * 4;
+      const probe = await HkvCache.create(ctx.gpu, { dim: 8, capacity: 512, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+      const { slices, windows } = probe.valueSplit;
+      probe.destroy();
+      expect(windows === slices && slices === 4, `expected 4 windows of one buffer, got ${windows} windows of ${slices} buffers`);
+      await lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: bytes, valueWindowBytes: bytes }, 3);
+    },
+  },
+  {
     name: 'lru: values split across 4 buffers (dim 8) match the model',
     run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * sizeScale(ctx.scale) }, 3),
   },

@@ -5,7 +5,10 @@
  * so a slow pass shows where it is.
  *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
  * Env: REPS (default 3), GATHER (G/s, for shares), TILES (comma-separated lanes per cooperative
- * group, 0 = one invocation per key; default the cache's choice).
+ * group, 0 = one invocation per key; default the cache's choice), WALL=1 (also time each rep as its
+ * own submission, submit to completion, as a check on the timestamps), BATCH (keys per batch; default
+ * as many as one binding of values holds), VALUE_BUFFER_MB (largest value buffer; default the binding
+ * limit), WINDOW_MB (values one pass touches; default the cache's).
  */
 
 import { DeviceArray, requestGpu } from '@gpuhash/core';
@@ -22,6 +25,10 @@ const dims = (process.argv[4] ?? '1').split(',').map(Number);
 const reps = Number(process.env.REPS ?? 3);
 const gather = Number(process.env.GATHER ?? 0);
 const tiles: (number | undefined)[] = process.env.TILES ? process.env.TILES.split(',').map(Number) : [undefined];
+const wall = process.env.WALL === '1';
+const batchKeys = Number(process.env.BATCH ?? 0);
+let lastWall = 0;
+const wallNote = () => (wall ? ` (wall ${lastWall.toFixed(2)} ms)` : '');
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
 const t0 = performance.now();
 const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
@@ -42,6 +49,18 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
   timer.submitted();
   const t = await timer.read();
   timer.destroy();
+  if (wall) {
+    const walls: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      const e = gpu.device.createCommandEncoder();
+      encode(e);
+      const start = performance.now();
+      gpu.submit([e.finish()]);
+      await gpu.device.queue.onSubmittedWorkDone();
+      walls.push(performance.now() - start);
+    }
+    lastWall = median(walls);
+  }
   const per = new Map<string, number[]>();
   t.passes.forEach((p, i) => {
     const [label, rep] = (labels[i] ?? p.label).split('#') as [string, string | undefined];
@@ -75,12 +94,18 @@ for (const tile of tiles)
     for (const log2 of logs) {
       const capacity = 2 ** log2;
       const group = tile === undefined ? {} : tile === 0 ? { subgroups: false } : { tile };
-      const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...group });
+      const valueMb = Number(process.env.VALUE_BUFFER_MB ?? 0);
+      const windowMb = Number(process.env.WINDOW_MB ?? 0);
+      const split = {
+        ...(valueMb > 0 ? { maxValueBufferBytes: valueMb * 2 ** 20 } : {}),
+        ...(windowMb > 0 ? { valueWindowBytes: windowMb * 2 ** 20 } : {}),
+      };
+      const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...group, ...split });
       if (tile !== undefined) console.log(`tile ${tile === 0 ? 'none (one invocation per key)' : tile}`);
       const nMax = Math.round(Math.max(...loads) * capacity);
       // Batches of at most one binding of values (dims 32 and 64 at 2^27), encoded back to back.
       const binding = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-      const chunk = Math.min(nMax, Math.floor(binding / (dim * 4)), Math.floor(binding / 8) - 4);
+      const chunk = Math.min(nMax, Math.floor(binding / (dim * 4)), Math.floor(binding / 8) - 4, batchKeys > 0 ? batchKeys : nMax);
       const hits: DeviceArray<'u32'>[] = [];
       const misses: DeviceArray<'u32'>[] = [];
       for (let at = 0; at < nMax; at += chunk) {
@@ -92,7 +117,7 @@ for (const tile of tiles)
       const found = gpu.createArray('u32', chunk);
       const outValues = gpu.createArray('f32', chunk * dim);
       console.log(
-        `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers)`,
+        `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers, ${cache.valueSplit.windows} windows)`,
       );
       for (const load of loads) {
         const n = Math.round(load * capacity);
@@ -114,7 +139,7 @@ for (const tile of tiles)
         const size = await cache.size();
         const total = [...ins.values()].reduce((a, b) => a + b, 0);
         console.log(
-          `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%`,
+          `[${stamp()}] 2^${log2} dim ${dim} load ${load}: insertOrAssign ${total.toFixed(2)} ms ${rate(n, total)} [${[...ins].map(([l, ms]) => `${l} ${ms.toFixed(2)}`).join(', ')}] kept ${((100 * size) / n).toFixed(2)}%${wallNote()}`,
         );
         for (const [kind, q] of [
           ['hit', hits],
@@ -124,7 +149,7 @@ for (const tile of tiles)
             for (const p of parts(q)) cache.encodeFind(enc, p.keys, { found, values: outValues }, time);
           });
           const ms = f.get('find') ?? 0;
-          console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}`);
+          console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}${wallNote()}`);
         }
       }
       for (const a of [...hits, ...misses, values, out, found, outValues]) a.destroy();
