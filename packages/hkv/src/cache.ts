@@ -134,7 +134,14 @@ export class HkvCache {
     // Groups never span more than the smallest subgroup the device may run (the kernels take the
     // group size as a constant); without subgroups each invocation is its own group.
     const tile = options.subgroups ? Math.max(1, Math.min(options.tile, gpu.subgroups.minSize)) : 1;
-    this.engine = new HkvEngine(gpu, options.policy, options.mode === 'dual', { subgroups: options.subgroups, tile }, maxSlices, options.valueWindowBytes);
+    this.engine = new HkvEngine(
+      gpu,
+      options.policy,
+      options.mode === 'dual',
+      { subgroups: options.subgroups, tile },
+      maxSlices,
+      options.valueWindowBytes,
+    );
     const deviceSlots = Math.min(
       options.capacity,
       Math.floor(options.maxDeviceBytesForValues / (options.dim * 4 * BUCKET_SLOTS)) * BUCKET_SLOTS,
