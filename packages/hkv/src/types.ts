@@ -45,8 +45,8 @@ export interface HkvOptions {
   maxValueBufferBytes?: number;
   /**
    * Most bytes of values one pass touches (default 4 GiB). Random accesses spread over more memory
-   * than the GPU's address translation covers run many times slower (on an H100, 8 GiB of dim-32
-   * values took 20x longer per find than 4 GiB), so larger value sets are visited in windows: the
+   * than the GPU's address translation covers run many times slower (on an H100, a find over 8 GiB of
+   * dim-32 values took 15x longer per key than over 4 GiB), so larger value sets are visited in windows: the
    * main pass records slots and each window's pass copies the values in its range.
    */
   valueWindowBytes?: number;

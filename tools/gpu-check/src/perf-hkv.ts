@@ -6,7 +6,7 @@
  *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
  * Env: REPS (default 3), GATHER (G/s, for shares), TILES (comma-separated lanes per cooperative
  * group, 0 = one invocation per key; default the cache's choice), WALL=1 (also time each rep as its
- * own submission, submit to completion, as a check on the timestamps), BATCH (keys per batch; default
+ * own submission, submit to completion), BATCH (keys per batch; default
  * as many as one binding of values holds), VALUE_BUFFER_MB (largest value buffer; default the binding
  * limit), WINDOW_MB (values one pass touches; default the cache's).
  */
@@ -41,8 +41,8 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
   const labels: string[] = [];
   for (let r = 0; r < reps; r++)
     encode(enc, (l) => {
-      labels.push(l);
-      return timer.slot(`${l}#${r}`);
+      labels.push(`${l}#${r}`);
+      return timer.slot(l);
     });
   timer.resolve(enc);
   gpu.submit([enc.finish()]);
@@ -63,10 +63,9 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
   }
   const per = new Map<string, number[]>();
   t.passes.forEach((p, i) => {
-    const [label, rep] = (labels[i] ?? p.label).split('#') as [string, string | undefined];
-    const key = `${label}`;
+    const [key, rep] = (labels[i] as string).split('#') as [string, string];
     const list = per.get(key) ?? [];
-    const r = Number(rep ?? i);
+    const r = Number(rep);
     list[r] = (list[r] ?? 0) + p.ms;
     per.set(key, list);
   });

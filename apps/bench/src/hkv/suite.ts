@@ -243,42 +243,7 @@ async function measure(ctx: Ctx, label: string, reps: number, encodeRep: EncodeR
   ctx.log(
     `  ${label}: probe ${probeMs.toFixed(2)} GPU ms (${(t1 - t0).toFixed(0)} ms wall), ${warmup} warm-up + ${reps} reps in ${(t2 - t1).toFixed(0)} ms wall`,
   );
-  return checkAgainstWall(ctx, label, reps, encodeRep, times);
-}
-
-/** Wall-clock time past which a rep's summed pass timestamps are not trusted. */
-const WALL_TOLERANCE = 1.25;
-
-/**
- * On an H100 (Dawn, Vulkan), the pass timestamps of a rep of many passes (several batches, several
- * windows of value buffers) summed to a fraction of the rep's real time: dim-32 finds at 2^27 read
- * 0.4 ms against 25 ms from submit to completion. So each measurement is checked against the wall
- * clock of reps submitted one at a time right after the timed ones (the GPU still at its clock);
- * where the wall clock is longer by more than WALL_TOLERANCE, it replaces the timestamps.
- */
-async function checkAgainstWall(
-  ctx: Ctx,
-  label: string,
-  reps: number,
-  encodeRep: EncodeRep,
-  times: Map<string, number[]>,
-): Promise<Map<string, number[]>> {
-  if (times.size !== 1) return times;
-  const [[pass, gpuSamples]] = [...times] as [[string, number[]]];
-  const walls: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    const encoder = ctx.gpu.device.createCommandEncoder({ label: `${label} (wall clock)` });
-    encodeRep(encoder, () => undefined, r);
-    const t0 = performance.now();
-    ctx.gpu.submit([encoder.finish()]);
-    await ctx.gpu.finish();
-    walls.push(performance.now() - t0);
-  }
-  const gpuMedian = [...gpuSamples].sort((a, b) => a - b)[gpuSamples.length >> 1] as number;
-  const wallMedian = [...walls].sort((a, b) => a - b)[walls.length >> 1] as number;
-  if (wallMedian <= WALL_TOLERANCE * gpuMedian) return times;
-  ctx.log(`  ${label}: timestamps sum to ${gpuMedian.toFixed(2)} ms, the wall clock ${wallMedian.toFixed(2)} ms: reporting the wall clock`);
-  return new Map([[pass, walls]]);
+  return times;
 }
 
 async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
