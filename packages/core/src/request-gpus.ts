@@ -6,7 +6,7 @@ import { browserGpu, createGpu, DEFAULT_DAWN_OPTIONS, isNode, type RequestGpuOpt
 
 /** Options of `requestGpus`: those of `requestGpu`, applied to every GPU, and how many to open. */
 export interface RequestGpusOptions extends RequestGpuOptions {
-  /** Open at most this many GPUs, the first ones in PCI bus order. Default: all of them. */
+  /** Open at most this many GPUs, the first ones the host lists (PCI bus order). Default: all of them. */
   count?: number;
 }
 
@@ -23,7 +23,9 @@ export interface GpuPlan {
 }
 
 /**
- * Opens every GPU of this host, one `Gpu` each, in PCI bus order.
+ * Opens every GPU of this host, one `Gpu` each, each on its own GPU. Which physical GPU comes
+ * first is the device-select layer's choice, not promised (on two H100s the first `Gpu` was on the
+ * second PCI device).
  *
  * - Browsers (and Node hosts with one GPU, or none but a software driver): one `Gpu`, as `requestGpu` gives.
  * - Node on Linux with several GPUs: Dawn cannot pick the second of two identical GPUs (its

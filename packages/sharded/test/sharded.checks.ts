@@ -14,20 +14,19 @@ import { HostPartition, SHARD_SEED, ShardedCache, ShardedTable, shardOf } from '
  * linear-probe tables (and HKV caches); failure checks destroy a device of their own.
  */
 
-let second: Promise<Gpu> | undefined;
+let pair: Promise<Gpu[]> | undefined;
 
-/** The check's Gpu and a second one (another GPU where there is one), kept for the process's life. */
+/**
+ * Two Gpus, kept for the process's life: the host's first two GPUs where it has several (both from
+ * requestGpus: which physical GPU the check's own Gpu is on is not known, so it is not one of
+ * them), else the check's Gpu and a second device on the same adapter.
+ */
 async function twoGpus(gpu: Gpu): Promise<Gpu[]> {
-  second ??= (async () => {
-    const all = await requestGpus({ log: () => {} });
-    if (all.length > 1) {
-      for (const g of all.slice(2)) g.destroy();
-      all[0]?.destroy();
-      return all[1] as Gpu;
-    }
-    return all[0] as Gpu;
+  pair ??= (async () => {
+    const all = await requestGpus({ count: 2, log: () => {} });
+    return all.length > 1 ? all : [gpu, all[0] as Gpu];
   })();
-  return [gpu, await second];
+  return pair;
 }
 
 /** A fresh device of the first adapter: for checks that destroy it. */
