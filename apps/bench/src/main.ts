@@ -5,6 +5,7 @@ import { callerDirectory, type Known, type Options, parseArgs, resolvePaths, Usa
 import { describeDevice } from './device';
 import { gitInfo } from './git';
 import { runHkvBench } from './hkv/suite';
+import { measureHostLink } from './host-link';
 import { Progress } from './progress';
 import { compareReports, formatComparison } from './report/compare';
 import { formatMarkdown } from './report/markdown';
@@ -168,10 +169,11 @@ async function run(
   const progress = new Progress(countSteps(plan) + 1, options.quiet ? null : { write: io.stderr, isTTY: io.stderrIsTTY });
   progress.step('rooflines');
   const roofline = await measureRoofline(gpu, { reps: plan.reps, warmup: plan.warmup, warmupMs: plan.warmupMs });
+  if (plan.e2e) roofline.hostLink = await measureHostLink(gpu, { reps: plan.reps, warmup: 1 });
   const results: ResultRow[] = [];
   const skipped: SkippedRow[] = [];
   for (const entry of plan.tables) {
-    const r = await runTable(gpu, entry, plan, roofline.gather4.opsPerSecond, progress);
+    const r = await runTable(gpu, entry, plan, roofline.gather4.opsPerSecond, progress, roofline.hostLink);
     results.push(...r.results);
     skipped.push(...r.skipped);
   }

@@ -24,6 +24,12 @@ export interface ResultRow {
   shareOfGather: number | null;
   /** Wall-clock time of the same operation through the table's host API: upload, run, download. */
   e2eMs?: Stats;
+  /** Bytes the end-to-end run moves each way between host arrays and the GPU (its inputs and answers). */
+  e2eBytes?: { up: number; down: number };
+  /** Billions of operations per second end to end (median wall-clock time). */
+  e2eGops?: number;
+  /** The host link's floor for e2eBytes (roofline.hostLink) over the end-to-end time: 1 is the link's rate. */
+  e2eShareOfFloor?: number;
   /** False when an answer was wrong or the run failed: the CLI then exits non-zero. */
   ok: boolean;
   note?: string;

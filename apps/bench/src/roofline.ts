@@ -2,6 +2,7 @@ import type { Gpu, Kernel } from '@gpuhash/core';
 import { composeWgsl, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { computeEntry, gridLoop, WORKGROUP } from './gpu/streams';
 import { samplesOf, timeReps } from './gpu/time-reps';
+import type { HostLink } from './host-link';
 import { type Stats, summarize } from './stats';
 
 /** One memory roofline kernel's result. */
@@ -26,6 +27,8 @@ export interface Roofline {
   gather128: RooflineResult;
   /** Each invocation copies one 16-byte vector, in order. */
   copy: RooflineResult;
+  /** Host memory to the GPU and back through WebGPU: the floor of end-to-end runs (runs with them only). */
+  hostLink?: HostLink;
 }
 
 // Sums fold into a word written only when it equals an impossible value, so no read is dead code.

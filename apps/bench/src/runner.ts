@@ -1,5 +1,6 @@
 import type { Gpu } from '@gpuhash/core';
 import { encodeGenerate } from './gpu/streams';
+import { type HostLink, hostLinkFloorMs } from './host-link';
 import { assertKeyStreamsCover } from './keys';
 import type { Progress } from './progress';
 import type { ResultRow, SkippedRow } from './results';
@@ -96,7 +97,14 @@ function destroyKeys(keys: KeyBuffers): void {
 }
 
 /** Runs every workload of the plan on one table. Failures become failed rows; only a lost device throws. */
-export async function runTable(gpu: Gpu, entry: TableEntry, plan: RunPlan, gatherPerSecond: number, progress: Progress): Promise<TableRun> {
+export async function runTable(
+  gpu: Gpu,
+  entry: TableEntry,
+  plan: RunPlan,
+  gatherPerSecond: number,
+  progress: Progress,
+  hostLink?: HostLink,
+): Promise<TableRun> {
   const results: ResultRow[] = [];
   const skipped: SkippedRow[] = [];
   const loads = loadsFor(entry, plan);
@@ -176,6 +184,9 @@ export async function runTable(gpu: Gpu, entry: TableEntry, plan: RunPlan, gathe
       try {
         const e2e = await w.endToEnd(ctx, load);
         row.e2eMs = e2e.stats;
+        row.e2eBytes = e2e.bytes;
+        row.e2eGops = row.ops / (e2e.stats.median * 1e6);
+        if (hostLink) row.e2eShareOfFloor = hostLinkFloorMs(hostLink, e2e.bytes) / e2e.stats.median;
         if (e2e.problems.length > 0) fail(row, e2e.problems.map((p) => `end to end: ${p}`).join('; '));
       } catch (error) {
         fail(row, `end to end: ${error instanceof Error ? error.message : String(error)}`);

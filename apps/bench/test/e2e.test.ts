@@ -93,6 +93,19 @@ describe('gpuhash-bench end to end (2^12 slots, 2 reps)', () => {
     expect(report.results.some((r) => r.workload === 'alloc' && r.table === 'slab')).toBe(true);
     expect(out).toContain('load 0.75: not in the quick suite');
     expect(report.results.find((r) => r.workload === 'find-hit')?.e2eMs?.n).toBe(2);
+    // End-to-end rows carry their bytes each way and their share of the host link's floor, which
+    // the run measured: floor = up / upload rate + down / download rate.
+    const link = report.roofline.hostLink;
+    expect(link?.upload.gbPerSecond).toBeGreaterThan(0);
+    expect(link?.download.gbPerSecond).toBeGreaterThan(0);
+    for (const r of report.results.filter((x) => x.e2eMs !== undefined)) {
+      const per = r.workload === 'build' ? { up: 8, down: 0 } : { up: 4, down: 5 };
+      expect(r.e2eBytes).toEqual({ up: per.up * r.ops, down: per.down * r.ops });
+      const floorMs =
+        (per.up * r.ops) / ((link?.upload.gbPerSecond ?? 0) * 1e6) + (per.down * r.ops) / ((link?.download.gbPerSecond ?? 0) * 1e6);
+      expect(r.e2eShareOfFloor).toBeCloseTo(floorMs / (r.e2eMs?.median ?? 0), 6);
+      expect(r.e2eGops).toBeCloseTo(r.ops / ((r.e2eMs?.median ?? 0) * 1e6), 9);
+    }
     expect(report.roofline.gather4.opsPerSecond).toBeGreaterThan(0);
     expect(out).toContain('all');
     expect(readFileSync(join(dir, 'run.md'), 'utf8')).toContain('## mixed-hive');

@@ -95,7 +95,7 @@ describe('terminal and markdown output', () => {
     const md = formatMarkdown(sampleReport());
     for (const w of ['build', 'find-hit', 'erase-find', 'mixed-hive', 'mixed-slab-u100', 'incremental'])
       expect(md).toContain(`\n## ${w}\n`);
-    expect(md).toContain('| table | load | op | ops | GPU ms | spread | G ops/s | of gather | e2e ms | ok |');
+    expect(md).toContain('| table | load | op | ops | GPU ms | spread | G ops/s | of gather | e2e ms | e2e of link | ok |');
     expect(md).toContain('- batch 2048: 1024 insert');
     // Every table row has as many cells as its header.
     for (const block of md.split('\n\n').filter((b) => b.startsWith('|'))) {

@@ -107,12 +107,26 @@ export function resultCells(row: ResultRow, unit: RateUnit = RATE_UNITS[0] as Ra
     rateIn(row.gops === null ? null : row.gops * 1e9, unit),
     percent(row.shareOfGather),
     sig3(row.e2eMs?.median),
+    percent(row.e2eShareOfFloor),
     row.ok ? 'ok' : 'FAIL',
   ];
 }
 
 /** Headers of the result table, throughput in `unit`. */
 export function resultHeaders(unit: RateUnit = RATE_UNITS[0] as RateUnit): string[] {
-  return ['table', 'workload', 'load', 'op', 'ops', 'GPU ms', 'spread', `${unit.prefix} ops/s`.trimStart(), 'of gather', 'e2e ms', 'ok'];
+  return [
+    'table',
+    'workload',
+    'load',
+    'op',
+    'ops',
+    'GPU ms',
+    'spread',
+    `${unit.prefix} ops/s`.trimStart(),
+    'of gather',
+    'e2e ms',
+    'e2e of link',
+    'ok',
+  ];
 }
-export const RESULT_ALIGN: Align[] = ['l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'];
+export const RESULT_ALIGN: Align[] = ['l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'];

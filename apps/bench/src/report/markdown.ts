@@ -21,6 +21,7 @@ function rowCells(r: ResultRow, unit: RateUnit): string[] {
     rateIn(r.gops === null ? null : r.gops * 1e9, unit),
     percent(r.shareOfGather),
     sig3(r.e2eMs?.median),
+    percent(r.e2eShareOfFloor),
     r.ok ? 'ok' : `**FAIL**: ${r.note ?? ''}`,
   ];
 }
@@ -64,15 +65,22 @@ export function formatMarkdown(report: BenchReport): string {
       ['l', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
+  if (r.hostLink) {
+    const l = r.hostLink;
+    out.push(
+      '',
+      `Host link (${count(l.upload.bytes / 2 ** 20)} MiB each way, wall clock): upload by \`writeBuffer\` ${sig3(l.upload.gbPerSecond)} GB/s; download by a copy, \`mapAsync\` and the copy out ${sig3(l.download.gbPerSecond)} GB/s.`,
+    );
+  }
   const workloads = [...new Set(report.results.map((x) => x.workload))];
   for (const w of workloads) {
     const rows = report.results.filter((x) => x.workload === w);
     out.push('', `## ${w}`, '');
     out.push(
       table(
-        ['table', 'load', 'op', 'ops', 'GPU ms', 'spread', `${unit.prefix} ops/s`.trimStart(), 'of gather', 'e2e ms', 'ok'],
+        ['table', 'load', 'op', 'ops', 'GPU ms', 'spread', `${unit.prefix} ops/s`.trimStart(), 'of gather', 'e2e ms', 'e2e of link', 'ok'],
         rows.map((x) => rowCells(x, unit)),
-        ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+        ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
       ),
     );
     const notes = [...new Set(rows.filter((x) => x.ok && x.note).map((x) => x.note as string))];
@@ -84,7 +92,7 @@ export function formatMarkdown(report: BenchReport): string {
   }
   out.push(
     '',
-    "GPU ms: median of the timed repetitions (timestamp queries); spread: (max - min) / median; of gather: throughput as a share of the random 4-byte gather rate; e2e ms: host arrays to the device and back through the table's host API.",
+    "GPU ms: median of the timed repetitions (timestamp queries); spread: (max - min) / median; of gather: throughput as a share of the random 4-byte gather rate; e2e ms: host arrays to the device and back through the table's host API; e2e of link: the time the host link needs for the bytes that run moves each way (the host-link roofline) over its e2e time.",
     '',
   );
   return out.join('\n');

@@ -49,6 +49,8 @@ export interface WorkloadContext {
 export interface EndToEnd {
   stats: Stats;
   problems: string[];
+  /** Bytes of inputs sent to the GPU and of answers read back. */
+  bytes: { up: number; down: number };
 }
 
 /** A workload: shared by every table that has the capabilities it requires. */

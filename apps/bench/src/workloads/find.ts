@@ -63,7 +63,8 @@ function findWorkload(kind: 'hit' | 'miss'): Workload {
         answers = await host.find(hostQueries);
       });
       const verdict = answers ? checkFindAnswers(hostQueries, answers, n) : { wrong: n, firstWrong: 0 };
-      return { stats, problems: verdictProblems('find', n, verdict) };
+      // Keys up; a u32 value and a one-byte found flag back per key.
+      return { stats, problems: verdictProblems('find', n, verdict), bytes: { up: 4 * n, down: 5 * n } };
     },
   };
 }
