@@ -150,7 +150,7 @@ export class HkvEngine {
             buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
             params: { n },
             invocations: n,
-            timestampWrites: time?.('update'),
+            timestampWrites: time?.('update.values'),
           });
       }
     }
@@ -225,7 +225,7 @@ export class HkvEngine {
           buffers: bind({ out, ev_vals: evVals, ...this.sliceRecord(storage, 'v', w) }),
           params: { n, rec: OUT_HEAD + 2 * n },
           invocations: n,
-          timestampWrites: time?.('insert'),
+          timestampWrites: time?.('insert.evicted'),
         });
       }
     }
@@ -236,7 +236,7 @@ export class HkvEngine {
           buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
           params: { n },
           invocations: n,
-          timestampWrites: time?.('insert'),
+          timestampWrites: time?.('insert.values'),
         });
     });
   }
@@ -275,7 +275,7 @@ export class HkvEngine {
           buffers: bind({ found: out.found, out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage, 'v', w) }),
           params: { n },
           invocations: n,
-          timestampWrites: time?.('find'),
+          timestampWrites: time?.('find.values'),
         });
     });
   }

@@ -147,8 +147,11 @@ for (const tile of tiles)
           const f = await timePasses((enc, time) => {
             for (const p of parts(q)) cache.encodeFind(enc, p.keys, { found, values: outValues }, time);
           });
-          const ms = f.get('find') ?? 0;
-          console.log(`[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}${wallNote()}`);
+          const ms = [...f.values()].reduce((a, b) => a + b, 0);
+          const passes = f.size > 1 ? ` [${[...f].map(([l, t]) => `${l} ${t.toFixed(2)}`).join(', ')}]` : '';
+          console.log(
+            `[${stamp()}] 2^${log2} dim ${dim} load ${load}: find-${kind} ${ms.toFixed(2)} ms ${rate(n, ms)}${passes}${wallNote()}`,
+          );
         }
       }
       for (const a of [...hits, ...misses, values, out, found, outValues]) a.destroy();
