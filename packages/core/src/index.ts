@@ -38,7 +38,7 @@ export {
   TableBusyError,
 } from './errors';
 export type { GpuInit, SubgroupInfo } from './gpu';
-export { Gpu } from './gpu';
+export { Gpu, STAGED_CHUNK_BYTES, STAGED_MIN_BYTES } from './gpu';
 export type { Binding, DispatchOptions, Kernel } from './kernel';
 export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';

@@ -1,6 +1,7 @@
 import { createRng, expectSameArrays, testGpu } from '@gpuhash/testing';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BufferUsage, DeviceArray, InvalidArgumentError, type Kernel } from '../src';
+import { BufferUsage, DeviceArray, InvalidArgumentError, type Kernel, STAGED_CHUNK_BYTES, STAGED_MIN_BYTES } from '../src';
 
 const addKernel = (delta: number): Kernel => ({
   name: 'test.add',
@@ -89,6 +90,42 @@ describe('buffer pool', () => {
     gpu.pool.release(b);
     gpu.pool.release(c);
     gpu.submit([]);
+  });
+});
+
+describe('staged uploads', () => {
+  it('writeStaged puts every word where writeBuffer would, across chunk boundaries and at offsets', async () => {
+    const gpu = await testGpu();
+    const minWords = STAGED_MIN_BYTES / 4;
+    const chunkWords = STAGED_CHUNK_BYTES / 4;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: minWords - 3, max: 2 * chunkWords + 5 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        async (words, offsetWords, seed) => {
+          const rng = createRng(seed);
+          const host = rng.u32Array(words);
+          const target = gpu.createArray('u32', words + offsetWords + 7);
+          try {
+            await gpu.writeStaged(target.buffer, host, 4 * offsetWords);
+            const back = await gpu.download(target);
+            expectSameArrays('staged words', back.subarray(offsetWords, offsetWords + words), host);
+            expect(back.subarray(0, offsetWords).every((x) => x === 0)).toBe(true);
+            expect(back.subarray(offsetWords + words).every((x) => x === 0)).toBe(true);
+          } finally {
+            target.destroy();
+          }
+        },
+      ),
+      { numRuns: 4, seed: 11 },
+    );
+    const staged = await gpu.uploadStaged(new Float32Array([1.5, -2, 3]));
+    expect([...(await gpu.download(staged))]).toEqual([1.5, -2, 3]);
+    staged.destroy();
+    const t = gpu.createArray('u32', 4);
+    await expect(gpu.writeStaged(t.buffer, new Uint8Array(6))).rejects.toThrow(InvalidArgumentError);
+    t.destroy();
   });
 });
 

@@ -71,8 +71,9 @@ export class HostPartition {
    * Per-shard answers (`width` elements per key) put back in batch order. A missing part (a shard
    * that failed) leaves its entries zero.
    */
-  merge<T extends BatchArray>(parts: readonly (T | undefined)[], C: Ctor<T>, width = 1): T {
-    const out = new C(this.n * width);
+  merge<T extends BatchArray>(parts: readonly (T | undefined)[], C: Ctor<T>, width = 1, into?: T): T {
+    // A caller's array (a find's out option): entries of failed shards keep what it held.
+    const out = into ?? new C(this.n * width);
     if (this.shards === 1) {
       if (parts[0]) out.set(parts[0] as never);
       return out;

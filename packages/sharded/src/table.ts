@@ -1,12 +1,14 @@
 import {
   type ApplyBatch,
   type ApplyResult,
+  checkFindOut,
   checkValues,
   DeviceArray,
   type DeviceFindResult,
   type Dictionary,
   type DictionaryCapability,
   type DictionaryStats,
+  type FindOptions,
   type FindResult,
   type Gpu,
   type HostKeys,
@@ -214,12 +216,13 @@ export class ShardedTable<K extends KeyType = 'u32'> {
   }
 
   /** Host keys give host results; device keys (on one shard's Gpu) give device results there. */
-  find(keys: HostKeys<K>): Promise<FindResult>;
+  find(keys: HostKeys<K>, options?: FindOptions): Promise<FindResult>;
   find(keys: DeviceArray<'u32'>, options?: DeviceBatchOptions): Promise<DeviceFindResult>;
-  find(keys: KeysInput<K>, options: DeviceBatchOptions = {}): Promise<FindResult | DeviceFindResult> {
+  find(keys: KeysInput<K>, options: DeviceBatchOptions & FindOptions = {}): Promise<FindResult | DeviceFindResult> {
     return this.#group.run('find', async () => {
       if (keys instanceof DeviceArray) return this.deviceFind(keys, options);
       const words = this.words('find', keys);
+      const out = checkFindOut(options.out, words.length / this.#spec.wordsPerKey, 'ShardedTable.find');
       const part = this.partition(words);
       const shardKeys = part.split(words, this.#spec.wordsPerKey);
       return this.#group.fan(
@@ -230,10 +233,14 @@ export class ShardedTable<K extends KeyType = 'u32'> {
           values: part.merge(
             answers.map((a) => a?.values),
             Uint32Array,
+            1,
+            out?.values,
           ),
           found: part.merge(
             answers.map((a) => a?.found),
             Uint8Array,
+            1,
+            out?.found,
           ),
         }),
       );

@@ -54,7 +54,7 @@ export class SlabMultimap extends SlabTableBase {
   count(keys: DeviceArray<'u32'>): Promise<DeviceArray<'u32'>>;
   count(keys: KeysInput<'u32'>): Promise<Uint32Array | DeviceArray<'u32'>> {
     return this.runOp('count', async () => {
-      const batch = this.stage('count', keys);
+      const batch = await this.stage('count', keys);
       const counts = this.gpu.createArray('u32', batch.n, 'SlabMultimap.count');
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeCopies(encoder, batch.keys, batch.n, counts.buffer);
@@ -86,7 +86,7 @@ export class SlabMultimap extends SlabTableBase {
   /** Every copy's value of each key (SEARCHALL), grouped by key: counts, offsets and values. */
   findAll(keys: Uint32Array): Promise<FindAllResult> {
     return this.runOp('findAll', async () => {
-      const batch = this.stage('findAll', keys);
+      const batch = await this.stage('findAll', keys);
       const n = batch.n;
       const counts = this.temporary(this.gpu.createArray('u32', Math.max(1, n), 'SlabMultimap.findAll.counts'));
       const offsets = this.temporary(this.gpu.createArray('u32', Math.max(1, n), 'SlabMultimap.findAll.offsets'));
@@ -109,7 +109,7 @@ export class SlabMultimap extends SlabTableBase {
   /** Erases every copy of each key (DELETEALL); returns how many pairs were erased. */
   eraseAll(keys: KeysInput<'u32'>): Promise<number> {
     return this.runOp('eraseAll', async () => {
-      const batch = this.stage('eraseAll', keys);
+      const batch = await this.stage('eraseAll', keys);
       const before = this.engine.size;
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeEraseKeys(encoder, batch.keys, batch.n, true);

@@ -258,6 +258,31 @@ async function findHost<K extends KeyType>(table: Dictionary<K>, keys: HostKeys<
   return table.find(keys);
 }
 
+/** Marks the entries of `out` arrays past the batch: a find must leave them as they were. */
+const OUT_SENTINEL = 0xdeadbeef;
+const OUT_SPARE = 3;
+
+/**
+ * A host find into caller-owned arrays longer than the batch (find's `out` option): the answers
+ * come back as views of those arrays, and the entries past the batch are left alone.
+ */
+async function findInto<K extends KeyType>(
+  table: Dictionary<K>,
+  keys: HostKeys<K>,
+  n: number,
+): Promise<{ values: Uint32Array; found: Uint8Array }> {
+  const out = { values: new Uint32Array(n + OUT_SPARE).fill(OUT_SENTINEL), found: new Uint8Array(n + OUT_SPARE).fill(0xee) };
+  const r = await table.find(keys, { out });
+  check(
+    r.values.buffer === out.values.buffer && r.found.buffer === out.found.buffer,
+    'find with out: the answers are not views of the out arrays',
+  );
+  check(r.values.length === n && r.found.length === n, `find with out: ${r.values.length} and ${r.found.length} answers for ${n} keys`);
+  for (let i = n; i < n + OUT_SPARE; i++)
+    check(out.values[i] === OUT_SENTINEL && out.found[i] === 0xee, `find with out: entry ${i}, past the batch of ${n}, was overwritten`);
+  return r;
+}
+
 /** A host mixed batch (tables with 'apply'). */
 function hostApply<K extends KeyType>(table: Dictionary<K>, batch: ApplyBatch<K>): Promise<ApplyResult> {
   const apply = table.apply as ((b: ApplyBatch<K>) => Promise<ApplyResult>) | undefined;
@@ -344,7 +369,8 @@ async function submitChecked(gpu: Gpu, what: string, encode: (encoder: GPUComman
 
 type Command =
   | { op: 'insert' | 'insertOrAssign'; keys: number[]; values: number[] }
-  | { op: 'find' | 'erase'; keys: number[] }
+  | { op: 'find'; keys: number[]; out: boolean }
+  | { op: 'erase'; keys: number[] }
   | { op: 'apply'; keys: number[]; ops: number[]; values: number[] }
   | { op: 'clear' | 'retrieveAll' };
 
@@ -357,7 +383,7 @@ function commandArbitrary(pool: number, maxBatch: number, withApply: boolean): f
   const arbs: fc.WeightedArbitrary<Command>[] = [
     { weight: 4, arbitrary: pairs.map((p) => ({ op: 'insert' as const, keys: p.map((x) => x[0]), values: p.map((x) => x[1]) })) },
     { weight: 3, arbitrary: pairs.map((p) => ({ op: 'insertOrAssign' as const, keys: p.map((x) => x[0]), values: p.map((x) => x[1]) })) },
-    { weight: 3, arbitrary: keys.map((k) => ({ op: 'find' as const, keys: k })) },
+    { weight: 3, arbitrary: fc.tuple(keys, fc.boolean()).map(([k, out]) => ({ op: 'find' as const, keys: k, out })) },
     { weight: 3, arbitrary: keys.map((k) => ({ op: 'erase' as const, keys: k })) },
     { weight: 1, arbitrary: fc.constant({ op: 'clear' as const }) },
     { weight: 1, arbitrary: fc.constant({ op: 'retrieveAll' as const }) },
@@ -480,7 +506,9 @@ function issue<K extends KeyType>(table: Dictionary<K>, codec: KeyCodec<K>, pool
     case 'insertOrAssign':
       return table[cmd.op](codec.host(cmd.keys.map((i) => pool[i] as Key)), Uint32Array.from(cmd.values));
     case 'find':
-      return findHost(table, codec.host(cmd.keys.map((i) => pool[i] as Key)));
+      return cmd.out
+        ? findInto(table, codec.host(cmd.keys.map((i) => pool[i] as Key)), cmd.keys.length)
+        : findHost(table, codec.host(cmd.keys.map((i) => pool[i] as Key)));
     case 'erase':
       return table.erase(codec.host(cmd.keys.map((i) => pool[i] as Key)));
     case 'apply': {
@@ -952,6 +980,12 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
         for (const [what, k] of badKeys)
           cases.push([`apply with keys as ${what}`, () => apply({ ops, keys: k, values: new Uint32Array(n) })]);
       }
+      const find = (out: unknown) => table.find(hk, { out } as never);
+      cases.push(['find with out.values too short', () => find({ values: new Uint32Array(n - 1), found: new Uint8Array(n) })]);
+      cases.push(['find with out.found too short', () => find({ values: new Uint32Array(n), found: new Uint8Array(n - 1) })]);
+      cases.push(['find with out.values as a Float32Array', () => find({ values: new Float32Array(n), found: new Uint8Array(n) })]);
+      cases.push(['find with out.found as a Uint32Array', () => find({ values: new Uint32Array(n), found: new Uint32Array(n) })]);
+      cases.push(['find with out as null', () => find(null)]);
       const dk = upload(gpu, codec.words(keys));
       const dvShort = upload(gpu, new Uint32Array(n - 1));
       const df = gpu.upload(new Float32Array(n));

@@ -69,7 +69,7 @@ export function formatMarkdown(report: BenchReport): string {
     const l = r.hostLink;
     out.push(
       '',
-      `Host link (${count(l.upload.bytes / 2 ** 20)} MiB each way, wall clock): upload by \`writeBuffer\` ${sig3(l.upload.gbPerSecond)} GB/s; download by a copy, \`mapAsync\` and the copy out ${sig3(l.download.gbPerSecond)} GB/s.`,
+      `Host link (${count(l.upload.bytes / 2 ** 20)} MiB each way, wall clock): upload through mapped staging buffers ${sig3(l.upload.gbPerSecond)} GB/s; download by a copy, \`mapAsync\` and the copy out ${sig3(l.download.gbPerSecond)} GB/s.`,
     );
   }
   const workloads = [...new Set(report.results.map((x) => x.workload))];

@@ -28,7 +28,7 @@ export function headerLines(report: BenchReport): string[] {
       `random 128-byte line gather ${rateIn(r.gather128.opsPerSecond, u)} ${u.prefix} lines/s (${sig3(r.gather128.gbPerSecond)} GB/s); sequential copy ${sig3(r.copy.gbPerSecond)} GB/s (read + write)`,
     ...(r.hostLink
       ? [
-          `host link (${count(r.hostLink.upload.bytes / 2 ** 20)} MiB): upload (writeBuffer) ${sig3(r.hostLink.upload.gbPerSecond)} GB/s; download (mapAsync and copy out) ${sig3(r.hostLink.download.gbPerSecond)} GB/s`,
+          `host link (${count(r.hostLink.upload.bytes / 2 ** 20)} MiB): upload (staged) ${sig3(r.hostLink.upload.gbPerSecond)} GB/s; download (mapAsync and copy out) ${sig3(r.hostLink.download.gbPerSecond)} GB/s`,
         ]
       : []),
   ];

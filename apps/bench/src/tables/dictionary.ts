@@ -32,7 +32,7 @@ export function adaptDictionary(name: string, table: BenchDictionary): BenchTabl
         const { failed } = await table.insert(keys, values);
         if (failed.length > 0) throw new Error(`${name}: ${failed.length} keys were not inserted`);
       },
-      find: (keys) => table.find(keys),
+      find: (keys, out) => table.find(keys, { out }),
     },
     destroy: () => table.destroy(),
   };

@@ -16,7 +16,8 @@ export type TimestampWrites = GPUComputePassTimestampWrites | undefined;
 export interface HostApi {
   clear(): Promise<void>;
   insert(keys: Uint32Array, values: Uint32Array): Promise<void>;
-  find(keys: Uint32Array): Promise<{ values: Uint32Array; found: Uint8Array }>;
+  /** `out`: arrays the answers go into (reused across reps, as a caller streaming batches would). */
+  find(keys: Uint32Array, out?: { values: Uint32Array; found: Uint8Array }): Promise<{ values: Uint32Array; found: Uint8Array }>;
 }
 
 /**

@@ -2,7 +2,7 @@ export type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 export type { FailureReport } from './failures';
 export { decodeFailures, FailureFlag, FailureList, mergeFailures, NO_FAILURES } from './failures';
 export type { KeySpec } from './keys';
-export { checkValues, hostKeyWords, reservedIndices, u32KeySpec, u64KeySpec } from './keys';
+export { checkFindOut, checkValues, hostKeyWords, reservedIndices, u32KeySpec, u64KeySpec } from './keys';
 export type { OpCode } from './ops';
 export { describeValue, MAX_OP, Op, validateOps } from './ops';
 export type { DictionaryDefaults, ResolvedDictionaryOptions } from './options';
@@ -22,6 +22,7 @@ export type {
   DictionaryOptions,
   DictionaryStats,
   EncodeInsertOptions,
+  FindOptions,
   FindResult,
   HostKeys,
   InsertResult,

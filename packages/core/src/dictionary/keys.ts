@@ -92,3 +92,27 @@ export function checkValues(values: unknown, n: number, where: string): void {
   }
   if (values.length !== n) throw new InvalidArgumentError(`${where}: keys has ${n} entries but values has ${values.length}`);
 }
+
+/**
+ * Checks a host find's `out` arrays: a Uint32Array and a Uint8Array, each with room for `n`
+ * answers. Returns views of their first `n` entries (undefined without `out`).
+ */
+export function checkFindOut(
+  out: { values: unknown; found: unknown } | undefined,
+  n: number,
+  where: string,
+): { values: Uint32Array; found: Uint8Array } | undefined {
+  if (out === undefined) return undefined;
+  if (typeof out !== 'object' || out === null)
+    throw new InvalidArgumentError(`${where}: out must be { values, found }, got ${describeValue(out)}`);
+  const { values, found } = out;
+  if (!(values instanceof Uint32Array))
+    throw new InvalidArgumentError(`${where}: out.values must be a Uint32Array, got ${describeValue(values)}`);
+  if (!(found instanceof Uint8Array))
+    throw new InvalidArgumentError(`${where}: out.found must be a Uint8Array, got ${describeValue(found)}`);
+  if (values.length < n)
+    throw new InvalidArgumentError(`${where}: out.values has room for ${values.length} answers but the batch has ${n} keys`);
+  if (found.length < n)
+    throw new InvalidArgumentError(`${where}: out.found has room for ${found.length} answers but the batch has ${n} keys`);
+  return { values: values.subarray(0, n), found: found.subarray(0, n) };
+}

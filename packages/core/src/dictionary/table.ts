@@ -4,7 +4,7 @@ import type { Gpu } from '../gpu';
 import { packFlagsKernel } from '../pack-flags-kernel';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
-import { checkValues, deviceKeyCount, hostKeyWords } from './keys';
+import { checkFindOut, checkValues, deviceKeyCount, hostKeyWords } from './keys';
 import { describeValue, Op, validateOps } from './ops';
 import type {
   ApplyBatch,
@@ -16,6 +16,7 @@ import type {
   DictionaryCapability,
   DictionaryStats,
   EncodeInsertOptions,
+  FindOptions,
   FindResult,
   HostKeys,
   InsertResult,
@@ -88,11 +89,12 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     return this.runInsert('insertOrAssign', keys, values, true);
   }
 
-  find(keys: HostKeys<K>): Promise<FindResult>;
+  find(keys: HostKeys<K>, options?: FindOptions): Promise<FindResult>;
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
-  find(keys: KeysInput<K>): Promise<FindResult | DeviceFindResult> {
+  find(keys: KeysInput<K>, options: FindOptions = {}): Promise<FindResult | DeviceFindResult> {
     return this.runOp('find', async () => {
-      const batch = this.stage('find', keys);
+      const batch = await this.stage('find', keys);
+      const out = checkFindOut(options.out, batch.n, `${this.#owner}.find`);
       const values = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.values`));
       const found = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.found`));
       const encoder = this.gpu.device.createCommandEncoder();
@@ -112,11 +114,13 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
           maxWorkgroups: 4096,
           label: 'pack-flags',
         });
-      const [hostValues, hostFound] = await this.gpu.submitAndRead(encoder, [
-        { buffer: values.buffer, byteLength: 4 * batch.n },
-        { buffer: packed.buffer, byteLength: batch.n },
+      const hostValues = out?.values ?? new Uint32Array(batch.n);
+      const hostFound = out?.found ?? new Uint8Array(batch.n);
+      await this.gpu.submitAndRead(encoder, [
+        { buffer: values.buffer, byteLength: 4 * batch.n, into: hostValues },
+        { buffer: packed.buffer, byteLength: batch.n, into: hostFound },
       ]);
-      return { values: new Uint32Array(hostValues as ArrayBuffer), found: new Uint8Array(hostFound as ArrayBuffer) };
+      return { values: hostValues, found: hostFound };
     });
   }
 
@@ -126,7 +130,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
 
   erase(keys: KeysInput<K>): Promise<number> {
     return this.runOp('erase', async () => {
-      const batch = this.stage('erase', keys);
+      const batch = await this.stage('erase', keys);
       const before = this.engine.size;
       const encoder = this.gpu.device.createCommandEncoder();
       this.engine.encodeErase(encoder, batch.keys, batch.n);
@@ -156,7 +160,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
           `${this.#owner}.apply: this table does not run mixed batches from ${device ? 'device' : 'host'} arrays`,
         );
       }
-      const staged = device ? this.stageDeviceApply(batch as DeviceApplyBatch) : this.stageHostApply(batch as ApplyBatch<K>);
+      const staged = device ? this.stageDeviceApply(batch as DeviceApplyBatch) : await this.stageHostApply(batch as ApplyBatch<K>);
       // How many ops of a device batch insert is only known on the device: room as if all of them did.
       const inserts = staged.hostOps ? staged.hostOps.reduce((c, op) => c + (op <= 1 ? 1 : 0), 0) : staged.n;
       if (this.engine.growth && !this.engine.fits(inserts)) await this.engine.makeRoom(await this.newKeysOfInserts(staged, inserts));
@@ -336,7 +340,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   }
 
   /** Checks and uploads a host batch (or takes a device one) for the running host operation. */
-  protected stage(op: string, keys: KeysInput<K>, values?: ValuesInput): StagedBatch {
+  protected async stage(op: string, keys: KeysInput<K>, values?: ValuesInput): Promise<StagedBatch> {
     const where = `${this.#owner}.${op}`;
     const spec = this.engine.keySpec;
     let n: number;
@@ -348,11 +352,12 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     } else {
       hostWords = hostKeyWords(spec, keys, where);
       n = hostWords.length / spec.wordsPerKey;
-      keyBuffer = this.temporary(this.gpu.upload(hostWords, `${where}.keys`)).buffer;
+      keyBuffer = this.temporary(await this.gpu.uploadStaged(hostWords, `${where}.keys`)).buffer;
     }
     if (values === undefined) return { n, keys: keyBuffer, values: undefined, hostWords };
     checkValues(values, n, where);
-    const valueBuffer = values instanceof DeviceArray ? values.buffer : this.temporary(this.gpu.upload(values, `${where}.values`)).buffer;
+    const valueBuffer =
+      values instanceof DeviceArray ? values.buffer : this.temporary(await this.gpu.uploadStaged(values, `${where}.values`)).buffer;
     return { n, keys: keyBuffer, values: valueBuffer, hostWords };
   }
 
@@ -361,7 +366,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   private runInsert(op: string, keys: KeysInput<K>, values: ValuesInput, assign: boolean): Promise<InsertResult> {
     return this.runOp(op, async () => {
       if (values === undefined) throw new InvalidArgumentError(`${this.#owner}.${op}: values are missing`);
-      const batch = this.stage(op, keys, values);
+      const batch = await this.stage(op, keys, values);
       const before = this.engine.size;
       if (this.engine.growth && !this.engine.fits(batch.n)) await this.engine.makeRoom(await this.countNewKeys(batch));
       let report: FailureReport;
@@ -412,24 +417,24 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       words.set(hostWords.subarray(i * perKey, (i + 1) * perKey), o);
       o += perKey;
     }
-    const keys = this.temporary(this.gpu.upload(words, `${this.#owner}.apply.insert-keys`)).buffer;
+    const keys = this.temporary(await this.gpu.uploadStaged(words, `${this.#owner}.apply.insert-keys`)).buffer;
     return this.countNewKeys({ n: inserts, keys, values: undefined, hostWords: words });
   }
 
-  private stageHostApply(batch: ApplyBatch<K>): StagedApply {
+  private async stageHostApply(batch: ApplyBatch<K>): Promise<StagedApply> {
     const where = `${this.#owner}.apply`;
     const spec = this.engine.keySpec;
     const hostWords = hostKeyWords(spec, batch.keys, where);
     const n = hostWords.length / spec.wordsPerKey;
     const { words: hostOps } = validateOps(where, batch.ops, n);
     if (batch.values !== undefined) checkValues(batch.values, n, where);
-    const upload = (a: Uint32Array, what: string) => this.temporary(this.gpu.upload(a, `${where}.${what}`)).buffer;
+    const upload = async (a: Uint32Array, what: string) => this.temporary(await this.gpu.uploadStaged(a, `${where}.${what}`)).buffer;
     const hostValues = batch.values ?? new Uint32Array(n);
     return {
       n,
-      ops: upload(hostOps, 'ops'),
-      keys: upload(hostWords, 'keys'),
-      values: upload(hostValues, 'values'),
+      ops: await upload(hostOps, 'ops'),
+      keys: await upload(hostWords, 'keys'),
+      values: await upload(hostValues, 'values'),
       hostWords,
       hostOps,
       hostValues,

@@ -60,6 +60,15 @@ export interface FindResult {
   found: Uint8Array;
 }
 
+/**
+ * Options of a host `find`: `out`, arrays to write the answers into (at least one entry per key;
+ * the result then holds views of them). Reusing them across calls spares a fresh allocation per
+ * call, which for large batches costs as much as the transfer (page faults of new memory).
+ */
+export interface FindOptions {
+  out?: { values: Uint32Array; found: Uint8Array };
+}
+
 /** What a table's device-resident `find` returns: one u32 per key in each array (the caller destroys them). */
 export interface DeviceFindResult {
   values: DeviceArray<'u32'>;
@@ -204,7 +213,7 @@ export interface Dictionary<K extends KeyType = 'u32'> extends DeviceDictionary 
    * // values[i] is the value of keys[i] (0 if absent); found[i] is 1 if present, else 0
    * ```
    */
-  find(keys: HostKeys<K>): Promise<FindResult>;
+  find(keys: HostKeys<K>, options?: FindOptions): Promise<FindResult>;
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
   /** 1 for each key present, else 0. */
   contains(keys: HostKeys<K>): Promise<Uint8Array>;
