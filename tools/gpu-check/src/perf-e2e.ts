@@ -113,8 +113,27 @@ await time('fresh Uint32Array, written once', () => {
   new Uint32Array(n).fill(7);
 });
 
+await time('GPU array of the batch: create, first use, destroy', async () => {
+  const a = gpu.createArray('u32', n);
+  const enc = gpu.device.createCommandEncoder();
+  enc.clearBuffer(a.buffer, 0, 4);
+  gpu.submit([enc.finish()]);
+  await gpu.finish();
+  a.destroy();
+});
+await time(
+  'uploadStaged (new GPU array)',
+  async () => {
+    const a = await gpu.uploadStaged(keys);
+    await gpu.finish();
+    a.destroy();
+  },
+  bytes,
+);
+
 // The table's host API.
 const table = await LinearProbeTable.create(gpu, { capacity: 2 ** log2, growth: false });
+const out = { values: new Uint32Array(n).fill(1), found: new Uint8Array(n).fill(1) };
 await time(
   'table insert (host arrays)',
   async () => {
@@ -127,6 +146,13 @@ await time(
   'table find (host keys)',
   async () => {
     await table.find(keys);
+  },
+  9 * n,
+);
+await time(
+  'table find (host keys, out arrays in use)',
+  async () => {
+    await table.find(keys, { out });
   },
   9 * n,
 );

@@ -41,9 +41,10 @@ export function reservedIndices(spec: KeySpec, words: Uint32Array): Uint32Array 
 
 /**
  * Host keys as the u32 words the kernels read (u64: low, high pairs), checked: the array type, the
- * word count, and no reserved key (a refused batch changes nothing).
+ * word count, and no reserved key (a refused batch changes nothing). `scanReserved` false leaves
+ * the reserved-key check to the caller (a large batch is checked on the GPU after its upload).
  */
-export function hostKeyWords<K extends KeyType>(spec: KeySpec<K>, keys: unknown, where: string): Uint32Array {
+export function hostKeyWords<K extends KeyType>(spec: KeySpec<K>, keys: unknown, where: string, scanReserved = true): Uint32Array {
   if (keys instanceof BigUint64Array) {
     if (spec.type !== 'u64') throw new InvalidArgumentError(`${where}: this table has u32 keys; a BigUint64Array needs keyType 'u64'`);
     const words = new Uint32Array(keys.length * 2);
@@ -61,8 +62,10 @@ export function hostKeyWords<K extends KeyType>(spec: KeySpec<K>, keys: unknown,
   if (spec.wordsPerKey === 2 && keys.length % 2 !== 0) {
     throw new InvalidArgumentError(`${where}: u64 keys as a Uint32Array need (low, high) word pairs, but it has ${keys.length} words`);
   }
-  const reserved = reservedIndices(spec, keys);
-  if (reserved.length > 0) throw new ReservedKeyError(where, reserved, spec.reservedNames, 'none');
+  if (scanReserved) {
+    const reserved = reservedIndices(spec, keys);
+    if (reserved.length > 0) throw new ReservedKeyError(where, reserved, spec.reservedNames, 'none');
+  }
   return keys;
 }
 

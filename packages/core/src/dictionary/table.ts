@@ -1,10 +1,11 @@
+import { countReservedKernel } from '../count-reserved-kernel';
 import { DeviceArray } from '../device-array';
 import { DestroyedError, InternalError, InvalidArgumentError, InvalidOpError, ReservedKeyError, TableBusyError } from '../errors';
 import type { Gpu } from '../gpu';
 import { packFlagsKernel } from '../pack-flags-kernel';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
-import { checkFindOut, checkValues, deviceKeyCount, hostKeyWords } from './keys';
+import { checkFindOut, checkValues, deviceKeyCount, hostKeyWords, type KeySpec, reservedIndices } from './keys';
 import { describeValue, Op, validateOps } from './ops';
 import type {
   ApplyBatch,
@@ -26,6 +27,9 @@ import type {
   SyncResult,
   ValuesInput,
 } from './types';
+
+/** Host batches of at least this many u32 keys are checked for reserved keys on the GPU. */
+const GPU_RESERVED_SCAN_MIN = 2 ** 18;
 
 /**
  * The user's side of every dictionary table, written once (cuCollections' open_addressing_impl):
@@ -350,15 +354,38 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
       n = deviceKeyCount(spec, keys, where);
       keyBuffer = keys.buffer;
     } else {
-      hostWords = hostKeyWords(spec, keys, where);
+      const onDevice =
+        spec.wordsPerKey === 1 && spec.firstReserved !== undefined && keys instanceof Uint32Array && keys.length >= GPU_RESERVED_SCAN_MIN;
+      hostWords = hostKeyWords(spec, keys, where, !onDevice);
       n = hostWords.length / spec.wordsPerKey;
       keyBuffer = this.temporary(await this.gpu.uploadStaged(hostWords, `${where}.keys`)).buffer;
+      if (onDevice) await this.refuseReservedOnDevice(where, spec, hostWords, keyBuffer);
     }
     if (values === undefined) return { n, keys: keyBuffer, values: undefined, hostWords };
     checkValues(values, n, where);
     const valueBuffer =
       values instanceof DeviceArray ? values.buffer : this.temporary(await this.gpu.uploadStaged(values, `${where}.values`)).buffer;
     return { n, keys: keyBuffer, values: valueBuffer, hostWords };
+  }
+
+  /**
+   * The reserved-key check of a large host batch, on the GPU after its upload: a count read back
+   * (one small round trip) instead of a host pass over every key. A refused batch is then scanned
+   * on the host for the indices its error names; nothing has run on it.
+   */
+  private async refuseReservedOnDevice(where: string, spec: KeySpec<K>, words: Uint32Array, buffer: GPUBuffer): Promise<void> {
+    const count = this.temporary(this.gpu.createArray('u32', 1, `${where}.reserved-count`));
+    const encoder = this.gpu.device.createCommandEncoder();
+    countReservedKernel.encode(this.gpu, encoder, {
+      buffers: { words: buffer, count: count.buffer },
+      params: { n: words.length, first: spec.firstReserved ?? 0 },
+      invocations: words.length,
+      maxWorkgroups: 4096,
+      label: 'count-reserved',
+    });
+    const [bytes] = await this.gpu.submitAndRead(encoder, [{ buffer: count.buffer, byteLength: 4 }]);
+    if (new Uint32Array(bytes as ArrayBuffer)[0] !== 0)
+      throw new ReservedKeyError(where, reservedIndices(spec, words), spec.reservedNames, 'none');
   }
 
   // ---- internals -----------------------------------------------------------------------------
