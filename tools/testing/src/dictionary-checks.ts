@@ -9,6 +9,7 @@ import {
   DeviceLostError,
   type Dictionary,
   type DictionaryCapability,
+  DictionaryTable,
   type Gpu,
   GpuhashError,
   type GpuhashErrorCode,
@@ -814,6 +815,53 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
     },
     reserved.length > 0,
   );
+  add(
+    'a host find past one chunk (pipelined: uploads, lookups and readbacks overlap) answers like the model, into fresh arrays and into out arrays; a reserved key in it is named',
+    async ({ gpu, rng }) => {
+      // Small chunks, so a batch of a few thousand keys spans three of them.
+      const chunk = 1024;
+      const before = DictionaryTable.findChunkKeys;
+      DictionaryTable.findChunkKeys = chunk;
+      try {
+        await largeFind(gpu, rng, chunk);
+      } finally {
+        DictionaryTable.findChunkKeys = before;
+      }
+    },
+  );
+  const largeFind = (gpu: Gpu, rng: Rng, chunk: number) =>
+    withTable(factory, gpu, { capacity: 4096 }, async (table) => {
+      const model = new Model();
+      const present = codec.distinct(rng, 1500);
+      await fill(table, codec, model, present, valuesFor(rng, present.length), 'setup');
+      // Present keys and fresh ones (absent unless they collide with the present: the model decides).
+      const pool = [...present, ...codec.distinct(rng, 1500)];
+      const n = 2 * chunk + 1 + rng.below(1000);
+      const queries = Array.from({ length: n }, () => pool[rng.below(pool.length)] as Key);
+      const hostQueries = codec.host(queries);
+      const fresh = await table.find(hostQueries);
+      model.expectFind(queries, fresh.found, fresh.values, `a find of ${n} keys`);
+      const out = { values: new Uint32Array(n + 2).fill(0xdeadbeef), found: new Uint8Array(n + 2).fill(9) };
+      const into = await table.find(hostQueries, { out });
+      check(
+        into.values.buffer === out.values.buffer && into.found.buffer === out.found.buffer,
+        'the answers are not views of the out arrays',
+      );
+      model.expectFind(queries, into.found, into.values, `a find of ${n} keys into out arrays`);
+      check(out.values[n] === 0xdeadbeef && out.found[n + 1] === 9, 'a find wrote past its batch into the out arrays');
+      if (reserved.length > 0) {
+        const at = [rng.below(chunk), chunk + rng.below(n - chunk)];
+        const bad = queries.slice();
+        for (const i of at) bad[i] = reserved[rng.below(reserved.length)] as number;
+        const what = `a find of ${n} keys with reserved keys at ${at.join(', ')}`;
+        const e = expectError(await caught(() => table.find(codec.host(bad))), 'ReservedKeyError', what);
+        check(
+          e.indices.length === 2 && e.indices[0] === at[0] && e.indices[1] === at[1],
+          `${what}: indices [${[...e.indices].join(', ')}]`,
+        );
+      }
+      await expectContents(table, codec, model, 'after the large finds');
+    });
   add(
     'reserved keys in a device batch: the other keys are applied, then ReservedKeyError (applied others, exact indices)',
     async ({ gpu, rng, scale }) => {

@@ -39,6 +39,13 @@ export function reservedIndices(spec: KeySpec, words: Uint32Array): Uint32Array 
   return out;
 }
 
+/** Keys in a host batch before its checks (0 for what is not a key array: hostKeyWords refuses it). */
+export function hostKeyCount(spec: KeySpec, keys: unknown): number {
+  if (keys instanceof BigUint64Array) return keys.length;
+  if (keys instanceof Uint32Array) return Math.floor(keys.length / spec.wordsPerKey);
+  return 0;
+}
+
 /**
  * Host keys as the u32 words the kernels read (u64: low, high pairs), checked: the array type, the
  * word count, and no reserved key (a refused batch changes nothing). `scanReserved` false leaves

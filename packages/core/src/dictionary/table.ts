@@ -4,9 +4,10 @@ import { DestroyedError, InternalError, InvalidArgumentError, InvalidOpError, Re
 import type { Gpu } from '../gpu';
 import { packFlagsKernel } from '../pack-flags-kernel';
 import { STORAGE_USAGE } from '../usage';
+import { findInChunks, HOST_FIND_CHUNK_KEYS } from './chunked-find';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
-import { checkFindOut, checkValues, deviceKeyCount, hostKeyWords, type KeySpec, reservedIndices } from './keys';
+import { checkFindOut, checkValues, deviceKeyCount, hostKeyCount, hostKeyWords, type KeySpec, reservedIndices } from './keys';
 import { describeValue, Op, validateOps } from './ops';
 import type {
   ApplyBatch,
@@ -46,6 +47,11 @@ const GPU_RESERVED_SCAN_MIN = 2 ** 18;
  *   counts it returns are right.
  */
 export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEngine<K>> implements Dictionary<K> {
+  /**
+   * Keys per chunk of a host find: a larger batch runs in chunks whose upload, lookup and readback
+   * overlap (default 2^21). A tuning knob for every table of the process.
+   */
+  static findChunkKeys = HOST_FIND_CHUNK_KEYS;
   abstract readonly capabilities: ReadonlySet<DictionaryCapability>;
   readonly keyType: K;
   readonly #owner: string;
@@ -98,8 +104,20 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
   find(keys: DeviceArray<'u32'>): Promise<DeviceFindResult>;
   find(keys: KeysInput<K>, options: FindOptions = {}): Promise<FindResult | DeviceFindResult> {
     return this.runOp('find', async () => {
+      const where = `${this.#owner}.find`;
+      const spec = this.engine.keySpec;
+      const chunkKeys = DictionaryTable.findChunkKeys;
+      if (!(keys instanceof DeviceArray) && hostKeyCount(spec, keys) > chunkKeys) {
+        // Large host batches in pipelined chunks (reserved keys counted on the GPU on the way).
+        const words = hostKeyWords(spec, keys, where, false);
+        const n = words.length / spec.wordsPerKey;
+        const out = checkFindOut(options.out, n, where);
+        const answers = out ?? { values: new Uint32Array(n), found: new Uint8Array(n) };
+        await findInChunks(this.gpu, this.engine, spec, words, answers, where, chunkKeys);
+        return answers;
+      }
       const batch = await this.stage('find', keys);
-      const out = checkFindOut(options.out, batch.n, `${this.#owner}.find`);
+      const out = checkFindOut(options.out, batch.n, where);
       const encoder = this.gpu.device.createCommandEncoder();
       if (keys instanceof DeviceArray) {
         // Device keys, device results: the caller owns them from here.
