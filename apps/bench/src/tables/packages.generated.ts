@@ -6,6 +6,7 @@ import * as hive from '@gpuhash/hive';
 import * as horton from '@gpuhash/horton';
 import { tables as linearProbeTables } from './linear-probe';
 import { tables as slabTables } from './slab';
+import { tables as hiveTables } from './hive';
 import { tables as hortonTables } from './horton';
 import type { TablePackage } from './types';
 
@@ -39,6 +40,7 @@ export const TABLE_PACKAGES: readonly TablePackage[] = [
     maxLoad: 0.95,
     module: hive,
     table: hive.HiveTable,
+    tables: hiveTables,
   },
   {
     id: 'horton',
