@@ -443,7 +443,8 @@ export class HkvCache {
     const evVals = evicting ? scratchBuffer(gpu, n * dim * 4, 'hkv.values.evicted') : undefined;
     try {
       const encoder = gpu.device.createCommandEncoder({ label: where });
-      if (words) gpu.write(batch, words);
+      // Large host arrays go up through mapped staging buffers (Gpu.writeStaged), before the encoder's passes.
+      if (words) await gpu.writeStaged(batch, words);
       else encoder.copyBufferToBuffer((keys as DeviceArray).buffer, 0, batch, 0, 8 * n);
       if (scoreIn instanceof Uint32Array) gpu.write(batch, scoreIn, 8 * n);
       else if (scoreIn) encoder.copyBufferToBuffer(scoreIn.buffer, 0, batch, 8 * n, 8 * n);
@@ -455,7 +456,7 @@ export class HkvCache {
         );
       if (withValues) {
         if (values instanceof DeviceArray) encoder.copyBufferToBuffer(values.buffer, 0, inVals, 0, 4 * n * dim);
-        else gpu.write(inVals, values as Float32Array);
+        else await gpu.writeStaged(inVals, values as Float32Array);
       }
       const staged: StagedUpsert = { n, batch, values: inVals, hasScores: scoreIn !== undefined };
       const plan: UpsertPlan = {
@@ -644,7 +645,7 @@ export class HkvCache {
     if (n === 0) return { values: new Float32Array(0), found: new Uint8Array(0), ...(withScores ? { scores: new BigUint64Array(0) } : {}) };
     const q = scratchBuffer(this.gpu, words.byteLength, 'hkv.find.keys');
     try {
-      this.gpu.write(q, words);
+      await this.gpu.writeStaged(q, words);
       return await this.findBuffer(q, n, withScores, withValues);
     } finally {
       this.gpu.pool.release(q);
