@@ -562,6 +562,28 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     return out;
   }
 
+  /**
+   * One submission of an insert batch cut short: the fast pass, then the spill passes when `spill`,
+   * then `rounds` locked rounds. Wall-clock ms from submit to completion and the keys left queued:
+   * successive cuts from an empty table say where one submission's time goes (profileInsert's
+   * stages, each a submission of its own, also count the GPU's idle clock between them).
+   */
+  async profileCut(keys: GPUBuffer, values: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; queued: number }> {
+    const encoder = this.gpu.device.createCommandEncoder();
+    this.failures.encodeReset(encoder, n);
+    const run = this.encodeFastPass(encoder, this.store, keys, values, n, false);
+    if (spill) this.encodeSpillPasses(encoder, run);
+    if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
+    await this.gpu.finish();
+    const t0 = performance.now();
+    this.gpu.submit([encoder.finish()]);
+    await this.gpu.finish();
+    const ms = performance.now() - t0;
+    const queued = new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number;
+    await this.refresh();
+    return { ms, queued };
+  }
+
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */
   private encodeRounds(
     encoder: GPUCommandEncoder,

@@ -24,7 +24,10 @@ for (let j = 0, i = 0; i < nMax; j++) {
 }
 const dk = gpu.upload(keys);
 
-type Profiled = { profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>> };
+type Profiled = {
+  profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
+  profileCut(k: GPUBuffer, v: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; queued: number }>;
+};
 
 for (const mode of modes) {
   const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
@@ -51,6 +54,24 @@ for (const mode of modes) {
     console.log(
       `${mode} 2^${log2} load ${load}: one submission ${ms.toFixed(2)} ms = ${(n / ms / 1e6).toFixed(2)} G/s, size ${table.size}`,
     );
+    // The same submission cut after each stage (wall clock, from empty, the GPU kept busy before).
+    const cuts: string[] = [];
+    for (const [spill, rounds] of [
+      [false, 0],
+      [true, 0],
+      [true, 1],
+      [true, 2],
+      [true, 4],
+      [true, 8],
+      [true, 16],
+      [true, 32],
+      [true, 96],
+    ] as const) {
+      await table.clear();
+      const c = await engine.profileCut(dk.buffer, dk.buffer, n, spill, rounds);
+      cuts.push(`${spill ? 'fast+spill' : 'fast'}${rounds ? `+${rounds} rounds` : ''} ${c.ms.toFixed(2)} ms (${c.queued} left)`);
+    }
+    console.log(`${mode} 2^${log2} load ${load}: cut after: ${cuts.join('; ')}`);
   }
   table.destroy();
 }
