@@ -853,6 +853,8 @@ export class HkvCache {
     const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.grow' });
     to.encodeClear(encoder);
     this.engine.encodeRehash(encoder, from, to);
+    // The moved keys are in it now.
+    to.knownEmpty = from.knownEmpty;
     this.gpu.submit([encoder.finish()]);
     this.storage = to;
     await this.gpu.finish();

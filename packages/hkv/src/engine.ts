@@ -126,8 +126,12 @@ export class HkvEngine {
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
     const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
+    // The first insert-like batch after creation or a clear finds nothing: its update pass only
+    // sorts the keys. Later batches look them up.
+    const empty = storage.knownEmpty;
+    storage.knownEmpty = false;
     updateKernel
-      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual })
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,

@@ -76,8 +76,15 @@ export class HkvStorage {
     encoder.clearBuffer(this.meta, this.buckets * DIGEST_WORDS * 4, this.buckets * LOCK_WORDS * 4);
   }
 
+  /**
+   * True from creation or a clear until the next insert-like batch is encoded: the cache holds no
+   * key, so that batch's update pass need not look its keys up (see UpdateVariant.empty).
+   */
+  knownEmpty = true;
+
   /** Empties every slot: empty keys, the empty digest, zero scores, claim bits and counters. */
   encodeClear(encoder: GPUCommandEncoder): void {
+    this.knownEmpty = true;
     const gpu = this.gpu;
     gpu.encodeFill(encoder, this.meta, EMPTY_DIGEST * 0x01010101, this.buckets * DIGEST_WORDS);
     encoder.clearBuffer(this.meta, this.buckets * DIGEST_WORDS * 4);

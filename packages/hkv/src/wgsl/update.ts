@@ -34,6 +34,12 @@ export interface UpdateVariant extends ValueVariant, GroupVariant {
   hasScores: boolean;
   mode: number;
   dual: boolean;
+  /**
+   * The cache is known to hold no key (the first batch after creation or a clear): every key is
+   * absent, so the pass only sorts the keys (reserved, pending, missing) without reading the
+   * digest lines. A bulk load from empty then skips a random read per key.
+   */
+  empty: boolean;
 }
 
 /**
@@ -57,6 +63,7 @@ export const updateKernel = defineKernel({
     hasScores: false,
     mode: 0,
     dual: false,
+    empty: false,
     subgroups: false,
     tile: 1,
   } as UpdateVariant,
@@ -101,11 +108,16 @@ ${groupEntry(v.subgroups)} {
     }
     let h = hkv_hash(k);
     var g = NONE;
-    ${groupQueue(
-      'live',
-      `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
+    ${
+      v.empty
+        ? // No lookup; the bindings stay in the layout (one layout serves both variants).
+          'if (params.n == 0u) { _ = bucket_meta[0]; _ = keys[0]; }'
+        : groupQueue(
+            'live',
+            `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
       if (cg_lane() == src) { g = r; }`,
-    )}
+          )
+    }
     var write_values = false;
     if (live) {
       let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
