@@ -39,6 +39,29 @@ export function adaptDictionary(name: string, table: BenchDictionary): BenchTabl
 }
 
 /**
+ * A bench entry for a dictionary table with mixed batches and a host API, made by `make` at the
+ * run's capacity: the entries of table packages that list several configurations.
+ */
+export function dictionaryTableEntry(o: {
+  name: string;
+  description: string;
+  reservedKeys: readonly number[];
+  maxLoad: number;
+  make: (gpu: Gpu, capacity: number) => Promise<BenchDictionary>;
+}): TableEntry {
+  return {
+    name: o.name,
+    description: o.description,
+    capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
+    reservedKeys: o.reservedKeys,
+    maxLoad: o.maxLoad,
+    async create(gpu, capacity) {
+      return adaptDictionary(o.name, await o.make(gpu, capacity));
+    },
+  };
+}
+
+/**
  * The bench entry of a table package without a file of its own in src/tables/: the table made by
  * its class's `create(gpu, { capacity, growth: false })` (exactly `capacity` slots, never grows),
  * per-batch scratch sized up front, driven through core's dictionary contract.

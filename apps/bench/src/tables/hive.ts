@@ -1,21 +1,20 @@
 import { HiveTable, RESERVED_KEYS } from '@gpuhash/hive';
-import { adaptDictionary } from './dictionary';
+import { dictionaryTableEntry } from './dictionary';
 import type { TableEntry } from './types';
 
 function entry(name: string, bulkInsert: 'auto' | 'never', description: string): TableEntry {
-  return {
+  return dictionaryTableEntry({
     name,
     description,
-    capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
     reservedKeys: RESERVED_KEYS,
     maxLoad: 0.95,
-    async create(gpu, capacity) {
+    async make(gpu, capacity) {
       const table = await HiveTable.create(gpu, { capacity, growth: false, bulkInsert });
       // Per-batch scratch sized up front keeps the allocation out of the timed passes.
       table.reserveBatch(capacity);
-      return adaptDictionary(name, table);
+      return table;
     },
-  };
+  });
 }
 
 /** @gpuhash/hive as users get it: large insert batches take the bulk build. */

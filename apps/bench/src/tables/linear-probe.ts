@@ -1,21 +1,17 @@
 import { LinearProbeTable, RESERVED_KEYS } from '@gpuhash/linear-probe';
-import { adaptDictionary } from './dictionary';
+import { dictionaryTableEntry } from './dictionary';
 import type { TableEntry } from './types';
 
 function entry(name: string, bulkInsert: 'auto' | 'never', description: string): TableEntry {
-  return {
+  return dictionaryTableEntry({
     name,
     description,
-    capabilities: new Set(['insert', 'find', 'erase', 'mixed', 'host']),
     reservedKeys: RESERVED_KEYS,
     maxLoad: 0.95,
-    async create(gpu, capacity) {
-      // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
-      // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
-      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert });
-      return adaptDictionary(name, table);
-    },
-  };
+    // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
+    // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
+    make: (gpu, capacity) => LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert }),
+  });
 }
 
 /** @gpuhash/linear-probe as users get it: large insert batches take the partitioned bulk path. */
