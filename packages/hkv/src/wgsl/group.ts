@@ -153,7 +153,10 @@ fn g_claim_free(b: u32, m: vec4<u32>, start: u32) -> u32 {
       bits &= bits - 1u;
       var ok = 0u;
       if (cg_lane() == 0u) {
-        if (hkv_is_free(key_at(g)) && try_claim(g)) {
+        // Claim first, then check the key: a slot another group wrote in this pass keeps its claim
+        // bit, so the claim fails there; a key whose digest is the empty one is released again.
+        // (Reading the key before the claim too cost one more round trip per insert.)
+        if (try_claim(g)) {
           if (hkv_is_free(key_at(g))) { ok = 1u; } else { release(g); }
         }
       }
