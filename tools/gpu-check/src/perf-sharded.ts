@@ -33,6 +33,7 @@ import {
   formatShardedRows,
   measureSharded,
   SHARD_TABLES,
+  SHARD_WARMUP_REPS,
   type ShardedRow,
   scalingRows,
 } from '../../../apps/bench/src/sharded/measure';
@@ -65,7 +66,8 @@ async function serve(): Promise<void> {
             gpu,
             (enc, time) => table.encodeFind(enc, q.buffer, keys.length, outV.buffer, outF.buffer, time('find')),
             {
-              warmup: 1,
+              // At least SHARD_WARMUP_REPS untimed finds in the same submission (see measure.ts).
+              warmup: SHARD_WARMUP_REPS,
               reps,
               warmupMs,
               label: 'perf-sharded.find',

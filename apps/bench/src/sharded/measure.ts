@@ -20,6 +20,14 @@ import { TABLE_PACKAGES } from '../tables/packages.generated';
  */
 
 /** The names `tableFactory` knows: every table package of the workspace. */
+
+/**
+ * Untimed finds before each shard's timed ones, in the same submission. With two GPUs driven at
+ * once, the warm-up sized from a probe's time left one GPU's clock down: one shard's finds read
+ * 2.4-3.3x slower (two H100s, 186f712). After 40 warm-up finds both ran at one GPU's rate, alone or
+ * together.
+ */
+export const SHARD_WARMUP_REPS = 32;
 export const SHARD_TABLES: readonly string[] = TABLE_PACKAGES.map((p) => p.id);
 
 /**
@@ -152,7 +160,12 @@ export async function measureSharded(plan: ShardedPlan): Promise<ShardedRow[]> {
           const times = await timeReps(
             gpu,
             (encoder, time) => shard.encodeFind(encoder, q.buffer, count, outValues.buffer, outFound.buffer, time('find')),
-            { warmup: plan.warmup, reps: plan.reps, warmupMs: plan.warmupMs, label: `sharded.find-${kind}.${s}` },
+            {
+              warmup: Math.max(plan.warmup, SHARD_WARMUP_REPS),
+              reps: plan.reps,
+              warmupMs: plan.warmupMs,
+              label: `sharded.find-${kind}.${s}`,
+            },
           );
           const found = await gpu.download(outFound);
           const got = await gpu.download(outValues);
