@@ -11,13 +11,14 @@ import type { FindResult, KeyType } from './types';
 export const HOST_FIND_CHUNK_KEYS = 2 ** 21;
 
 /**
- * A large host find in chunks, pipelined: while the GPU looks up chunk k and copies its answers to
+ * A host find, in chunks when large, pipelined: while the GPU looks up chunk k and copies its answers to
  * a mapped buffer, the host copies chunk k + 1's keys into a staging buffer; then it copies chunk
  * k's answers out. The host's two copies are the floor of a find from host arrays (the GPU's part
  * hides behind them), where one batch at a time waits for each stage in turn.
  *
- * Reserved keys are counted on the GPU chunk by chunk and checked at the end (a find changes
- * nothing): a batch holding one throws ReservedKeyError, and `out` then holds unspecified answers.
+ * With `countReserved` (large u32 batches, not scanned on the host), reserved keys are counted on the
+ * GPU chunk by chunk and the count comes back with the last chunk (a find changes nothing): a batch
+ * holding one throws ReservedKeyError, and `out` then holds unspecified answers.
  */
 export async function findInChunks<K extends KeyType>(
   gpu: Gpu,
@@ -26,12 +27,14 @@ export async function findInChunks<K extends KeyType>(
   words: Uint32Array,
   answers: FindResult,
   where: string,
+  countReserved: boolean,
   chunkKeys = HOST_FIND_CHUNK_KEYS,
 ): Promise<void> {
   const perKey = spec.wordsPerKey;
   const n = words.length / perKey;
-  const checkReserved = perKey === 1 && spec.firstReserved !== undefined;
-  const count = checkReserved ? gpu.pool.acquire(4, STORAGE_USAGE, `${where}.reserved-count`) : undefined;
+  if (n === 0) return;
+  const count = countReserved ? gpu.pool.acquire(4, STORAGE_USAGE, `${where}.reserved-count`) : undefined;
+  const reserved = new Uint32Array(1);
   if (count) gpu.write(count, new Uint32Array(1));
   const held: GPUBuffer[] = [];
   const take = (bytes: number, label: string) => {
@@ -68,9 +71,12 @@ export async function findInChunks<K extends KeyType>(
         maxWorkgroups: 4096,
         label: 'pack-flags',
       });
+      const last = at + m >= n;
       const read = gpu.submitAndRead(encoder, [
         { buffer: values, byteLength: 4 * m, into: answers.values.subarray(at, at + m) },
         { buffer: packed, byteLength: m, into: answers.found.subarray(at, at + m) },
+        // The reserved-key count comes back with the last chunk's answers.
+        ...(count && last ? [{ buffer: count, byteLength: 4, into: reserved }] : []),
       ]);
       // One chunk's answers in flight while the next chunk's keys go up.
       if (inflight) await inflight;
@@ -79,12 +85,7 @@ export async function findInChunks<K extends KeyType>(
       for (const b of held.splice(0)) gpu.pool.release(b);
     }
     if (inflight) await inflight;
-    if (count) {
-      const encoder = gpu.device.createCommandEncoder({ label: `${where} reserved count` });
-      const [bytes] = await gpu.submitAndRead(encoder, [{ buffer: count, byteLength: 4 }]);
-      if (new Uint32Array(bytes as ArrayBuffer)[0] !== 0)
-        throw new ReservedKeyError(where, reservedIndices(spec, words), spec.reservedNames, 'none');
-    }
+    if (reserved[0] !== 0) throw new ReservedKeyError(where, reservedIndices(spec, words), spec.reservedNames, 'none');
   } finally {
     inflight?.catch(() => {});
     for (const b of held) gpu.pool.release(b);

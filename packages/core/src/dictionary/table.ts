@@ -2,7 +2,6 @@ import { countReservedKernel } from '../count-reserved-kernel';
 import { DeviceArray } from '../device-array';
 import { DestroyedError, InternalError, InvalidArgumentError, InvalidOpError, ReservedKeyError, TableBusyError } from '../errors';
 import type { Gpu } from '../gpu';
-import { packFlagsKernel } from '../pack-flags-kernel';
 import { STORAGE_USAGE } from '../usage';
 import { findInChunks, HOST_FIND_CHUNK_KEYS } from './chunked-find';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
@@ -106,50 +105,25 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     return this.runOp('find', async () => {
       const where = `${this.#owner}.find`;
       const spec = this.engine.keySpec;
-      const chunkKeys = DictionaryTable.findChunkKeys;
-      if (!(keys instanceof DeviceArray) && hostKeyCount(spec, keys) > chunkKeys) {
-        // Large host batches in pipelined chunks (reserved keys counted on the GPU on the way).
-        const words = hostKeyWords(spec, keys, where, false);
-        const n = words.length / spec.wordsPerKey;
-        const out = checkFindOut(options.out, n, where);
-        const answers = out ?? { values: new Uint32Array(n), found: new Uint8Array(n) };
-        await findInChunks(this.gpu, this.engine, spec, words, answers, where, chunkKeys);
-        return answers;
-      }
-      const batch = await this.stage('find', keys);
-      const out = checkFindOut(options.out, batch.n, where);
-      const encoder = this.gpu.device.createCommandEncoder();
       if (keys instanceof DeviceArray) {
         // Device keys, device results: the caller owns them from here.
-        const values = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.values`));
-        const found = this.temporary(this.gpu.createArray('u32', batch.n, `${this.#owner}.find.found`));
+        const batch = await this.stage('find', keys);
+        const values = this.temporary(this.gpu.createArray('u32', batch.n, `${where}.values`));
+        const found = this.temporary(this.gpu.createArray('u32', batch.n, `${where}.found`));
+        const encoder = this.gpu.device.createCommandEncoder();
         this.engine.encodeFind(encoder, batch.keys, batch.n, values.buffer, found.buffer);
         this.gpu.submit([encoder.finish()]);
         return { values: this.keep(values), found: this.keep(found) };
       }
-      // Host keys: pooled results (cleared), the flags packed to bytes on the device, then values
-      // and flags in one readback.
-      const values = this.scratch(batch.n, `${this.#owner}.find.values`);
-      const found = this.scratch(batch.n, `${this.#owner}.find.found`);
-      encoder.clearBuffer(values.buffer, 0, 4 * batch.n);
-      encoder.clearBuffer(found.buffer, 0, 4 * batch.n);
-      this.engine.encodeFind(encoder, batch.keys, batch.n, values.buffer, found.buffer);
-      const packed = this.scratch(Math.ceil(batch.n / 4), `${this.#owner}.find.found-bytes`);
-      if (batch.n > 0)
-        packFlagsKernel.encode(this.gpu, encoder, {
-          buffers: { flags: found.buffer, packed: packed.buffer },
-          params: { n: batch.n },
-          invocations: Math.ceil(batch.n / 4),
-          maxWorkgroups: 4096,
-          label: 'pack-flags',
-        });
-      const hostValues = out?.values ?? new Uint32Array(batch.n);
-      const hostFound = out?.found ?? new Uint8Array(batch.n);
-      await this.gpu.submitAndRead(encoder, [
-        { buffer: values.buffer, byteLength: 4 * batch.n, into: hostValues },
-        { buffer: packed.buffer, byteLength: batch.n, into: hostFound },
-      ]);
-      return { values: hostValues, found: hostFound };
+      // Host keys: answers read back into the caller's arrays (or fresh ones), large batches in
+      // pipelined chunks; reserved keys of large u32 batches counted on the GPU on the way.
+      const onDevice = spec.wordsPerKey === 1 && spec.firstReserved !== undefined && hostKeyCount(spec, keys) >= GPU_RESERVED_SCAN_MIN;
+      const words = hostKeyWords(spec, keys, where, !onDevice);
+      const n = words.length / spec.wordsPerKey;
+      const out = checkFindOut(options.out, n, where);
+      const answers = out ?? { values: new Uint32Array(n), found: new Uint8Array(n) };
+      await findInChunks(this.gpu, this.engine, spec, words, answers, where, onDevice, DictionaryTable.findChunkKeys);
+      return answers;
     });
   }
 
