@@ -22,7 +22,17 @@ import {
 import { BUSY_KEY } from './sentinels';
 import type { LinearProbeInsertOptions } from './types';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
-import { applyKernel, eraseKernel, findKernel, insertKernel, rehashKernel, retrieveKernel, spillInsertKernel } from './wgsl/kernels';
+import {
+  applyKernel,
+  eraseKernel,
+  findKernel,
+  insertKernel,
+  PAIRS_AHEAD,
+  PROBE_AHEAD,
+  rehashKernel,
+  retrieveKernel,
+  spillInsertKernel,
+} from './wgsl/kernels';
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
 import type { LinearProbeParams, LinearProbeParamValues } from './wgsl/params';
@@ -69,6 +79,8 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   rehashes = 0;
   /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
   seed = 0;
+  /** Read-ahead of inserts (slots) and lookups (slot pairs): tools/gpu-check's perf-insert compares them. */
+  readonly probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD };
 
   constructor(
     private readonly gpu: Gpu,
@@ -120,7 +132,13 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       this.encodeBulkInsert(encoder, keys, values, n, assign, options.timestampWrites);
       return 'bulk';
     }
-    const kernel = insertKernel.variant({ layout: this.layout.name, assign, reuseTombs: this.tombstones > 0, blindCas: options.blindCas });
+    const kernel = insertKernel.variant({
+      layout: this.layout.name,
+      assign,
+      reuseTombs: this.tombstones > 0,
+      blindCas: options.blindCas,
+      ahead: this.probing.ahead,
+    });
     this.dispatch(
       encoder,
       kernel,
@@ -140,7 +158,9 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
-    this.dispatch(encoder, findKernel.variant({ layout: this.layout.name }), n, buffers, { timestampWrites });
+    this.dispatch(encoder, findKernel.variant({ layout: this.layout.name, pairsAhead: this.probing.pairsAhead }), n, buffers, {
+      timestampWrites,
+    });
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

@@ -163,4 +163,9 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
       };
     });
   }
+
+  /** @internal Read-ahead of inserts and lookups, for tools/gpu-check's perf-insert. */
+  get probing(): LinearProbeEngine<K>['probing'] {
+    return this.engine.probing;
+  }
 }

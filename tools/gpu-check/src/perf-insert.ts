@@ -1,8 +1,10 @@
 /**
- * Linear-probe insert variants on one device, for choosing the default: the paper's blind CAS vs
- * load-then-CAS, at loads 0.5 and 0.9 of 2^LOG slots, with find hits and misses and a random
- * 4-byte gather as the roofline. GPU time of back-to-back passes in one submission, median of 5.
- *   node perf-insert.mjs [log2Capacity=27]
+ * Linear-probe insert and lookup variants on one device, for choosing the defaults: read-ahead
+ * settings (AHEAD="slots:pairs,...", the table's default and none unless given), the paper's blind
+ * CAS against load-then-CAS (LOAD_CAS=1), at LOADS (default 0.5,0.75,0.9) of 2^LOG slots, with
+ * find hits and misses (values checked) and a random 4-byte gather as the roofline. GPU time of
+ * back-to-back passes in one submission, median of 5; atomic insert path only.
+ *   AHEAD=8:4,0:0 LOADS=0.9,0.95 node perf-insert.mjs [log2Capacity=27]
  */
 import { type Kernel, requestGpu } from '@gpuhash/core';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
@@ -65,7 +67,7 @@ console.log(`gather4: ${gatherRate.toFixed(2)} G/s`);
 src.destroy();
 
 const reserved = (k: number) => k >= 0xfffffffd;
-const maxKeys = Math.floor(capacity * 0.9);
+const maxKeys = Math.floor(capacity * 0.95);
 const keys = new Uint32Array(maxKeys);
 const misses = new Uint32Array(maxKeys);
 for (let j = 0, i = 0; i < maxKeys; j++) {
@@ -83,37 +85,51 @@ const outV = gpu.createBuffer(maxKeys * 4, 'perf.outV');
 const outF = gpu.createBuffer(maxKeys * 4, 'perf.outF');
 const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1 });
 
+// Read-ahead settings to compare, "insertSlots:findPairs" (AHEAD="0:0,8:4"); the table's own first.
+const settings = (process.env.AHEAD ?? `${table.probing.ahead}:${table.probing.pairsAhead},0:0`).split(',').map((x) => x.split(':').map(Number) as [number, number]);
+const loads = (process.env.LOADS ?? '0.5,0.75,0.9').split(',').map(Number);
+const variants = process.env.LOAD_CAS ? [true, false] : [true];
+
 const rows: string[] = [];
-for (const load of [0.5, 0.75, 0.9]) {
+for (const load of loads) {
   const count = Math.floor(capacity * load);
-  for (const blindCas of [true, false]) {
-    const ms = await timePasses('insert', 5, (enc, ts) => {
-      table.encodeClear(enc);
-      table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas, bulk: 'never' });
-    });
-    await table.sync();
-    if (table.size !== count) throw new Error(`insert at ${load}: size ${table.size}, expected ${count}`);
-    const rate = count / ms / 1e6;
-    rows.push(
-      `insert ${blindCas ? 'blind-cas' : 'load-cas '} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)`,
-    );
+  for (const [ahead, pairsAhead] of settings) {
+    table.probing.ahead = ahead;
+    table.probing.pairsAhead = pairsAhead;
+    const tag = `ahead ${ahead}:${pairsAhead}`;
+    for (const blindCas of variants) {
+      const ms = await timePasses('insert', 5, (enc, ts) => {
+        table.encodeClear(enc);
+        table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas, bulk: 'never' });
+      });
+      await table.sync();
+      if (table.size !== count) throw new Error(`insert at ${load}: size ${table.size}, expected ${count}`);
+      const rate = count / ms / 1e6;
+      rows.push(
+        `insert ${blindCas ? 'blind-cas' : 'load-cas '} ${tag} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)`,
+      );
+    }
+    for (const [what, buf] of [
+      ['find-hit ', keyBuf],
+      ['find-miss', missBuf],
+    ] as const) {
+      const ms = await timePasses(what, 5, (enc, ts) => table.encodeFind(enc, buf, count, outV, outF, ts));
+      const found = new Uint32Array(await gpu.readBytes(outF, 0, count * 4));
+      const want = what.startsWith('find-hit') ? 1 : 0;
+      let wrong = 0;
+      for (let i = 0; i < count; i++) if (found[i] !== want) wrong++;
+      if (want === 1) {
+        const got = new Uint32Array(await gpu.readBytes(outV, 0, count * 4));
+        for (let i = 0; i < count; i++) if (got[i] !== (((keys[i] as number) ^ 0x55) >>> 0)) wrong++;
+      }
+      const rate = count / ms / 1e6;
+      rows.push(
+        `${what} ${tag} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)${wrong ? ` WRONG ${wrong}` : ''}`,
+      );
+    }
+    const stats = await table.stats();
+    rows.push(`  stats at ${load}, ${tag}: avg probe ${stats.averageProbeLength.toFixed(2)}, max ${stats.maxProbeLength}`);
   }
-  for (const [what, buf] of [
-    ['find-hit ', keyBuf],
-    ['find-miss', missBuf],
-  ] as const) {
-    const ms = await timePasses(what, 5, (enc, ts) => table.encodeFind(enc, buf, count, outV, outF, ts));
-    const found = new Uint32Array(await gpu.readBytes(outF, 0, count * 4));
-    const want = what.startsWith('find-hit') ? 1 : 0;
-    let wrong = 0;
-    for (let i = 0; i < count; i++) if (found[i] !== want) wrong++;
-    const rate = count / ms / 1e6;
-    rows.push(
-      `${what} load ${load}: ${rate.toFixed(2)} G/s (${((100 * rate) / gatherRate).toFixed(0)}% of gather)${wrong ? ` WRONG ${wrong}` : ''}`,
-    );
-  }
-  const stats = await table.stats();
-  rows.push(`  stats at ${load}: avg probe ${stats.averageProbeLength.toFixed(2)}, max ${stats.maxProbeLength}`);
 }
 for (const r of rows) console.log(r);
 table.destroy();

@@ -28,6 +28,26 @@ fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
   { requires: [fmix32Module], needs: ['params'] },
 );
 
+/** Most slots an insert reads ahead at once (\`PROBE_AHEAD\` picks 0..this many). */
+export const MAX_PROBE_AHEAD = 8;
+/** Most slot pairs a lookup reads at once after its first (\`PAIRS_AHEAD\` picks 0..this many). */
+export const MAX_PAIRS_AHEAD = 4;
+
+const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
+
+/**
+ * \`lp_look_ahead(slot, key)\`: the offset t (1..PROBE_AHEAD) of the first slot after \`slot\` whose
+ * key word is EMPTY or key, 0 when none is. Every load is issued before any is tested, so a long
+ * probe pays one round trip per PROBE_AHEAD slots instead of one per slot (the loads the constant
+ * leaves out fold away).
+ */
+const lookAheadCode = /* wgsl */ `
+fn lp_look_ahead(slot: u32, key: u32) -> u32 {
+${upTo(MAX_PROBE_AHEAD, (t) => `  var w${t} = BUSY;\n  if (PROBE_AHEAD >= ${t}u) { w${t} = atomicLoad(&slots[2u * ((slot + ${t}u) & params.mask)]); }`)}
+${upTo(MAX_PROBE_AHEAD, (t) => `  if (PROBE_AHEAD >= ${t}u && (w${t} == key || w${t} == EMPTY)) { return ${t}u; }`)}
+  return 0u;
+}`;
+
 /**
  * The slot protocol for u32 keys. A slot is two words, key then value, in one storage buffer:
  * kernels that write bind it as `slots: array<atomic<u32>>`, pure lookups bind the same buffer as
@@ -39,12 +59,13 @@ fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
  * sees its value, and an insert of the same key waits at a BUSY slot instead of claiming another.
  * Keys never move, so a probe sequence only ever grows until a rehash.
  *
- * Needs, from the including kernel: `params` (Params), `slots` (array<atomic<u32>>) and the
- * constants REUSE_TOMBS, PUBLISH_BUSY and BLIND_CAS (bool).
+ * Needs, from the including kernel: `params` (Params), `slots` (array<atomic<u32>>), the
+ * constants REUSE_TOMBS, PUBLISH_BUSY and BLIND_CAS (bool), and PROBE_AHEAD (u32: slots the blind
+ * insert reads at once past an occupied slot, 0 for one at a time).
  */
 export const slotsU32Module = wgslModule(
   'linear-probe.slots-u32',
-  /* wgsl */ `
+  /* wgsl */ `${lookAheadCode}
 // Stores the value of a freshly claimed slot, then (in mixed batches) publishes its key.
 fn lp_publish(slot: u32, key: u32, value: u32) {
   atomicStore(&slots[2u * slot + 1u], value);
@@ -90,6 +111,18 @@ fn lp_insert(key: u32, value: u32, assign: bool) -> u32 {
       }
       k = r.old_value;
       if (k == EMPTY) { continue; } // spurious failure
+      if (PROBE_AHEAD > 0u && k != key) {
+        // Keys never leave a slot in these batches: skip to the next slot that is EMPTY or holds
+        // key (its CAS then claims it, or fails with key: EXISTED), reading PROBE_AHEAD at once.
+        loop {
+          let t = lp_look_ahead(slot, key);
+          let step = select(PROBE_AHEAD, t, t != 0u);
+          slot = (slot + step) & params.mask;
+          probes += step;
+          if (t != 0u || probes >= params.max_probes) { break; }
+        }
+        continue;
+      }
     } else {
       k = atomicLoad(&slots[2u * slot]);
     }
@@ -143,7 +176,7 @@ fn lp_find_atomic(key: u32) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 `,
-  { requires: [commonU32Module], needs: ['params', 'slots', 'REUSE_TOMBS', 'PUBLISH_BUSY', 'BLIND_CAS'] },
+  { requires: [commonU32Module], needs: ['params', 'slots', 'REUSE_TOMBS', 'PUBLISH_BUSY', 'BLIND_CAS', 'PROBE_AHEAD'] },
 );
 
 /**
@@ -171,11 +204,37 @@ fn lp_find(key: u32) -> vec2<u32> {
     probes += 1u;
     if (probes >= params.max_probes) { break; }
     slot = ((slot | 1u) + 1u) & params.mask;
+    if (PAIRS_AHEAD > 0u) { return lp_find_ahead(key, slot >> 1u, probes); }
+  }
+  return vec2<u32>(0u, 0u);
+}
+
+// Past the home pair: PAIRS_AHEAD pairs per step, every load issued before any is tested (a long
+// probe pays one round trip per step instead of one per pair). Reading a few slots past
+// max_probes is harmless: no key is stored there.
+fn lp_find_ahead(key: u32, first: u32, done: u32) -> vec2<u32> {
+  let pairs = (params.mask >> 1u) + 1u;
+  var p = first;
+  var probes = done;
+  loop {
+${upTo(MAX_PAIRS_AHEAD, (t) => `    var q${t} = vec4<u32>(EMPTY);\n    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`)}
+${upTo(
+  MAX_PAIRS_AHEAD,
+  (t) => `    if (PAIRS_AHEAD >= ${t}u) {
+      if (q${t}.x == key) { return vec2<u32>(q${t}.y, 1u); }
+      if (q${t}.x == EMPTY) { break; }
+      if (q${t}.z == key) { return vec2<u32>(q${t}.w, 1u); }
+      if (q${t}.z == EMPTY) { break; }
+    }`,
+)}
+    probes += 2u * PAIRS_AHEAD;
+    p += PAIRS_AHEAD;
+    if (probes >= params.max_probes) { break; }
   }
   return vec2<u32>(0u, 0u);
 }
 `,
-  { requires: [commonU32Module], needs: ['params', 'slots_ro'] },
+  { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD'] },
 );
 
 /** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */
