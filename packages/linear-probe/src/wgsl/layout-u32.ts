@@ -29,9 +29,9 @@ fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
 );
 
 /** Most slots an insert reads ahead at once (\`PROBE_AHEAD\` picks 0..this many). */
-export const MAX_PROBE_AHEAD = 8;
+export const MAX_PROBE_AHEAD = 16;
 /** Most slot pairs a lookup reads at once after its first (\`PAIRS_AHEAD\` picks 0..this many). */
-export const MAX_PAIRS_AHEAD = 4;
+export const MAX_PAIRS_AHEAD = 8;
 
 const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
 
