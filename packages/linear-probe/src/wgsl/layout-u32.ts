@@ -237,6 +237,112 @@ ${upTo(
   { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD'] },
 );
 
+/**
+ * Probing as a step machine, for batches whose probe lengths vary widely (high load): a lane takes
+ * one step of its key per iteration and, when that key is done, the next key of its grid stride,
+ * so no lane idles while another in its subgroup walks a long probe (a plain loop per key runs a
+ * subgroup's 32 probes in lockstep: each key costs the subgroup its longest probe). A step is one
+ * round trip: a CAS, or PROBE_AHEAD key words read at once. The blind-CAS insert only (no
+ * tombstone reuse, no BUSY): keys never leave a slot in these batches.
+ *
+ * \`LpInsertProbe\`: key, value, the slot to try next, slots walked from home, CAS attempts left,
+ * and whether the next step is a CAS (else a read ahead).
+ */
+export const insertStepsU32Module = wgslModule(
+  'linear-probe.insert-steps-u32',
+  /* wgsl */ `
+const PENDING: u32 = 0xffffffffu;
+struct LpInsertProbe { key: u32, value: u32, slot: u32, probes: u32, budget: u32, cas: bool }
+
+fn lp_insert_begin(key: u32, value: u32) -> LpInsertProbe {
+  return LpInsertProbe(key, value, lp_home(key), 0u, params.max_probes * 4u + 64u, true);
+}
+
+// One step of p: INSERTED, EXISTED, FAILED, or PENDING (call again).
+fn lp_insert_step(p: ptr<function, LpInsertProbe>, assign: bool) -> u32 {
+  if ((*p).budget == 0u || (*p).probes >= params.max_probes) { return FAILED; }
+  if ((*p).cas) {
+    (*p).budget -= 1u;
+    let r = atomicCompareExchangeWeak(&slots[2u * (*p).slot], EMPTY, (*p).key);
+    if (r.exchanged) {
+      atomicStore(&slots[2u * (*p).slot + 1u], (*p).value);
+      return INSERTED;
+    }
+    if (r.old_value == (*p).key) {
+      if (assign) { atomicStore(&slots[2u * (*p).slot + 1u], (*p).value); }
+      return EXISTED;
+    }
+    // Another key holds the slot for good (EMPTY: a spurious failure, try it again).
+    (*p).cas = r.old_value == EMPTY;
+    return PENDING;
+  }
+  // Read ahead to the next slot that is EMPTY or holds key; its CAS decides.
+  let t = lp_look_ahead((*p).slot, (*p).key);
+  let step = select(PROBE_AHEAD, t, t != 0u);
+  (*p).slot = ((*p).slot + step) & params.mask;
+  (*p).probes += step;
+  (*p).cas = t != 0u;
+  return PENDING;
+}
+`,
+  { requires: [slotsU32Module], needs: ['params', 'slots', 'PROBE_AHEAD'] },
+);
+
+/**
+ * Lookups as a step machine (see insertStepsU32Module): the home pair first, then PAIRS_AHEAD
+ * pairs a step. \`LpFindProbe\`: key, the next pair, slots walked, whether the home pair is done.
+ */
+export const findStepsU32Module = wgslModule(
+  'linear-probe.find-steps-u32',
+  /* wgsl */ `
+struct LpFindProbe { key: u32, slot: u32, probes: u32 }
+const FIND_MISS: vec3<u32> = vec3<u32>(0u, 0u, 1u);
+
+fn lp_find_begin(key: u32) -> LpFindProbe { return LpFindProbe(key, lp_home(key), 0u); }
+
+// One step of p: (value, found, done); done = 0 when the lookup goes on. probes counts whole
+// steps past the home pair, so a miss may read a few slots past max_probes: no key is there.
+fn lp_find_step(p: ptr<function, LpFindProbe>) -> vec3<u32> {
+  let key = (*p).key;
+  if ((*p).probes == 0u) {
+    let slot = (*p).slot;
+    let pair = slots_ro[slot >> 1u];
+    if ((slot & 1u) == 0u) {
+      if (pair.x == key) { return vec3<u32>(pair.y, 1u, 1u); }
+      if (pair.x == EMPTY) { return FIND_MISS; }
+    }
+    if (pair.z == key) { return vec3<u32>(pair.w, 1u, 1u); }
+    if (pair.z == EMPTY) { return FIND_MISS; }
+    (*p).slot = ((slot >> 1u) + 1u) & (params.mask >> 1u);
+    (*p).probes = 2u - (slot & 1u);
+    if ((*p).probes >= params.max_probes) { return FIND_MISS; }
+    return vec3<u32>(0u);
+  }
+  let pairs = (params.mask >> 1u) + 1u;
+  let at = (*p).slot;
+${upTo(
+  MAX_PAIRS_AHEAD,
+  (t) => `  var q${t} = vec4<u32>(EMPTY);
+  if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(at + ${t - 1}u) & (pairs - 1u)]; }`,
+)}
+${upTo(
+  MAX_PAIRS_AHEAD,
+  (t) => `  if (PAIRS_AHEAD >= ${t}u) {
+    if (q${t}.x == key) { return vec3<u32>(q${t}.y, 1u, 1u); }
+    if (q${t}.x == EMPTY) { return FIND_MISS; }
+    if (q${t}.z == key) { return vec3<u32>(q${t}.w, 1u, 1u); }
+    if (q${t}.z == EMPTY) { return FIND_MISS; }
+  }`,
+)}
+  (*p).slot = (at + PAIRS_AHEAD) & (pairs - 1u);
+  (*p).probes += 2u * PAIRS_AHEAD;
+  if ((*p).probes >= params.max_probes) { return FIND_MISS; }
+  return vec3<u32>(0u);
+}
+`,
+  { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD'] },
+);
+
 /** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */
 export const u32Layout: KeyLayout = {
   name: 'u32',
