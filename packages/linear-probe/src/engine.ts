@@ -45,12 +45,6 @@ export const MIN_CAPACITY = 64;
  * the grid (the kernels grid-stride) keeps that to a few thousand atomics however large the batch.
  */
 const TALLY_WORKGROUPS = 16_384;
-/**
- * Lookups grid-stride over this many workgroups: the step machine (wgsl/layout-u32.ts) then gives
- * each invocation several keys, and a lane done with a short probe starts its next key instead of
- * waiting for the longest probe of its subgroup.
- */
-const FIND_WORKGROUPS = 4096;
 
 export function nextPow2(n: number): number {
   let c = MIN_CAPACITY;
@@ -85,11 +79,8 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   rehashes = 0;
   /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
   seed = 0;
-  /**
-   * Read-ahead of inserts (slots) and lookups (slot pairs), the step machines, and the lookup grid
-   * (workgroups; 0: one key per invocation): tools/gpu-check's perf-insert compares them.
-   */
-  readonly probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD, steps: true, findWorkgroups: FIND_WORKGROUPS };
+  /** Read-ahead of inserts (slots) and lookups (slot pairs): tools/gpu-check's perf-insert compares them. */
+  readonly probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD };
 
   constructor(
     private readonly gpu: Gpu,
@@ -147,7 +138,6 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       reuseTombs: this.tombstones > 0,
       blindCas: options.blindCas,
       ahead: this.probing.ahead,
-      steps: this.probing.steps,
     });
     this.dispatch(
       encoder,

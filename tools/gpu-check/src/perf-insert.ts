@@ -59,13 +59,6 @@ const src = gpu.createBuffer(gatherWords * 4, 'perf.src');
 const n = capacity;
 const dst = gpu.createBuffer(n * 4, 'perf.dst');
 const gp = gpu.uniforms(new Uint32Array([n, gatherWords - 1, 7, 0]));
-// About a second of gathers first: the clock ramps under load (the first settings ran slow without).
-{
-  const enc = gpu.device.createCommandEncoder();
-  for (let r = 0; r < 250; r++) gpu.encodeDispatch(enc, gatherKernel, { bindings: [gp, src, dst], invocations: n });
-  gpu.submit([enc.finish()]);
-  await gpu.device.queue.onSubmittedWorkDone();
-}
 const gatherMs = await timePasses('gather', 5, (enc, ts) =>
   gpu.encodeDispatch(enc, gatherKernel, { bindings: [gp, src, dst], invocations: n }, ts),
 );
@@ -93,21 +86,20 @@ const outF = gpu.createBuffer(maxKeys * 4, 'perf.outF');
 // Unbounded probing, as the bench's table (a build to 0.95 of 2^27 has probes past 4096).
 const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity });
 
-// Probing settings to compare, "insertSlots:findPairs[:steps 0/1[:find workgroups]]"
-// (AHEAD="0:0,8:4:1:4096"); the table's own first.
-const own = { ...table.probing };
-const settings = (process.env.AHEAD ?? `${own.ahead}:${own.pairsAhead}:${Number(own.steps)}:${own.findWorkgroups},0:0:0`)
+// Read-ahead settings to compare, "insertSlots:findPairs" (AHEAD="0:0,8:4"); the table's own first.
+const settings = (process.env.AHEAD ?? `${table.probing.ahead}:${table.probing.pairsAhead},0:0`)
   .split(',')
-  .map((x) => x.split(':').map(Number));
+  .map((x) => x.split(':').map(Number) as [number, number]);
 const loads = (process.env.LOADS ?? '0.5,0.75,0.9').split(',').map(Number);
 const variants = process.env.LOAD_CAS ? [true, false] : [true];
 
 const say = (row: string) => console.log(row);
 for (const load of loads) {
   const count = Math.floor(capacity * load);
-  for (const [ahead = 0, pairsAhead = 0, steps = 0, findWorkgroups = own.findWorkgroups] of settings) {
-    Object.assign(table.probing, { ahead, pairsAhead, steps: steps === 1, findWorkgroups });
-    const tag = `ahead ${ahead}:${pairsAhead}:${steps}:${findWorkgroups}`;
+  for (const [ahead, pairsAhead] of settings) {
+    table.probing.ahead = ahead;
+    table.probing.pairsAhead = pairsAhead;
+    const tag = `ahead ${ahead}:${pairsAhead}`;
     for (const blindCas of variants) {
       const ms = await timePasses('insert', 5, (enc, ts) => {
         table.encodeClear(enc);

@@ -2,7 +2,6 @@ import { defineKernel, Op, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
-import { findStepsU32Module, insertStepsU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
 
@@ -34,61 +33,15 @@ const slotsRW = storage('read_write', 'atomic<u32>');
 const words = storage('read', 'u32');
 const atomicsRW = storage('read_write', 'atomic<u32>');
 
-/**
- * Inserts: `assign` overwrites existing values; `reuseTombs` (two-pass insert) only when the table
- * has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead of
- * load, then CAS; `ahead` slots read at once past an occupied slot; `steps`: the step machine
- * (layout-u32.ts: u32 keys, blind CAS without tombstones).
- */
+/** Inserts: `assign` overwrites existing values; `reuseTombs` (two-pass insert) only when the table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead of load, then CAS. */
 export const insertKernel = defineKernel({
   name: 'linear-probe.insert',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, assign: false, reuseTombs: false, blindCas: true, ahead: PROBE_AHEAD, steps: true },
+  variant: { ...u32Keys, assign: false, reuseTombs: false, blindCas: true, ahead: PROBE_AHEAD },
   params: linearProbeParams,
   bindings: { params: uniform(), slots: slotsRW, keys: words, values: words, counters: atomicsRW, failed: atomicsRW },
   source: (decls, v) => {
     const L = keyLayout(v.layout);
-    const constants = {
-      ASSIGN: v.assign,
-      REUSE_TOMBS: v.reuseTombs,
-      PUBLISH_BUSY: false,
-      BLIND_CAS: v.blindCas,
-      PROBE_AHEAD: v.ahead >>> 0,
-    };
-    if (insertTakesSteps(v))
-      return composeWgsl(
-        /* wgsl */ `
-${decls}
-${entry} {
-  var added = 0u;
-  let stride = grid_threads(nwg, ${WORKGROUP_SIZE}u);
-  var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u);
-  var p: LpInsertProbe;
-  var busy = false;
-  loop {
-    if (!busy) {
-      if (i >= params.n) { break; }
-      let key = keys[i];
-      if (${L.isReserved('key')}) {
-        report_failure(i | 0x80000000u);
-        i += stride;
-        continue;
-      }
-      p = lp_insert_begin(key, values[i]);
-      busy = true;
-    }
-    let r = lp_insert_step(&p, ASSIGN);
-    if (r != PENDING) {
-      if (r == INSERTED) { added += 1u; }
-      else if (r == FAILED) { report_failure(i); }
-      busy = false;
-      i += stride;
-    }
-  }
-  flush_tallies(lid, added, 0u, 0u);
-}`,
-        { modules: [gridModule, insertStepsU32Module, talliesModule, failureListModule], constants },
-      );
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -105,24 +58,19 @@ ${entry} {
   }
   flush_tallies(lid, added, untombed, 0u);
 }`,
-      { modules: [gridModule, L.protocol, talliesModule, failureListModule], constants },
+      {
+        modules: [gridModule, L.protocol, talliesModule, failureListModule],
+        constants: { ASSIGN: v.assign, REUSE_TOMBS: v.reuseTombs, PUBLISH_BUSY: false, BLIND_CAS: v.blindCas, PROBE_AHEAD: v.ahead >>> 0 },
+      },
     );
   },
 });
 
-/** Whether an insert variant runs as the step machine (u32 keys, blind CAS, no tombstone reuse, read-ahead on). */
-function insertTakesSteps(v: { layout: string; steps: boolean; blindCas: boolean; reuseTombs: boolean; ahead: number }): boolean {
-  return v.steps && v.layout === 'u32' && v.blindCas && !v.reuseTombs && v.ahead > 0;
-}
-
-/**
- * Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound read-only);
- * `pairsAhead` pairs a step past the home pair; `steps`: the step machine (u32 keys, layout-u32.ts).
- */
+/** Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound read-only). */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD, steps: true },
+  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
@@ -133,41 +81,6 @@ export const findKernel = defineKernel({
   }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
-    const constants = { PAIRS_AHEAD: v.pairsAhead >>> 0 };
-    if (v.steps && v.layout === 'u32' && v.pairsAhead > 0)
-      return composeWgsl(
-        /* wgsl */ `
-${decls}
-${entry} {
-  let stride = grid_threads(nwg, ${WORKGROUP_SIZE}u);
-  var i = grid_thread(wid, nwg, lid, ${WORKGROUP_SIZE}u);
-  var p: LpFindProbe;
-  var busy = false;
-  loop {
-    if (!busy) {
-      if (i >= params.n) { break; }
-      let key = keys[i];
-      // A reserved key is never stored: it would match an empty or erased slot's marker.
-      if (${L.isReserved('key')}) {
-        out_values[i] = 0u;
-        out_found[i] = 0u;
-        i += stride;
-        continue;
-      }
-      p = lp_find_begin(key);
-      busy = true;
-    }
-    let r = lp_find_step(&p);
-    if (r.z != 0u) {
-      out_values[i] = r.x;
-      out_found[i] = r.y;
-      busy = false;
-      i += stride;
-    }
-  }
-}`,
-        { modules: [gridModule, findStepsU32Module], constants },
-      );
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -181,7 +94,7 @@ ${entry} {
     out_found[i] = r.y;
   }
 }`,
-      { modules: [gridModule, L.find], constants },
+      { modules: [gridModule, L.find], constants: { PAIRS_AHEAD: v.pairsAhead >>> 0 } },
     );
   },
 });
