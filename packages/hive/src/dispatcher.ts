@@ -66,8 +66,6 @@ export class Dispatcher {
   profile?: (kernel: string) => GPUComputePassTimestampWrites | undefined;
   /** Lanes per locked-pass op (perf-hive compares tiles; not public API). */
   lockedTile = LOCKED_TILE;
-  /** Whether the home pass places inserts in their homes (perf-hive compares; not public API). */
-  homeClaims = true;
 
   constructor(
     private readonly gpu: Gpu,
@@ -156,8 +154,7 @@ export class Dispatcher {
       const tw = at === start ? first : undefined;
       if (b.mode === MODE_APPLY) {
         // A mixed batch's ops their home settles first; pass A takes the rest from its list.
-        const home = homePassKernel.variant({ subgroups: this.subgroups, homeClaims: this.homeClaims });
-        this.dispatch(encoder, home, n, buffers, fields, { timestampWrites: tw });
+        this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups }), n, buffers, fields, { timestampWrites: tw });
         this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
       } else {
         this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });

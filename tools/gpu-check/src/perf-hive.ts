@@ -2,8 +2,8 @@
  * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
  * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
  * each kernel's GPU time (timestamps around every pass) and the table's stats after each step;
- * then rebuilds to 0.95 and reruns the mixed batch with home claims off and on, and last runs the
- * mixed batch at load 0.5 four times, home claims off and on in turn.
+ * then rebuilds to 0.95 and reruns the mixed batch with 32 and 4 lanes per locked-pass op, and last runs
+ * the mixed batch at load 0.5 twice.
  * The clock ramps during the first steps: compare passes measured late in the run.
  *   node perf-hive.mjs [log2Capacity=27]
  */
@@ -128,24 +128,22 @@ const { ops: dops, keys: dkeys } = mixedBatch(full);
 const dvals = dkeys;
 await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
 
-// Inserts placed by the home pass (home claims) or all left to pass A: the build to 0.95 and the
-// mixed batch again, for each.
-for (const claims of [false, true]) {
-  d.homeClaims = claims;
+// Lanes per locked-pass op: the build to 0.95 and the mixed batch again, for each tile.
+for (const tile of [32, 4]) {
+  d.lockedTile = tile;
   await table.clear();
-  await profiled(`build to 0.95 in one batch, home claims ${claims}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));
-  await profiled(`mixed 2^22 at 0.95, home claims ${claims}`, (enc) =>
+  await profiled(`build to 0.95 in one batch, tile ${tile}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));
+  await profiled(`mixed 2^22 at 0.95, tile ${tile}`, (enc) =>
     table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer),
   );
 }
 
 // The mixed batch at load 0.5 (its finds and erases drawn from the keys present there).
 const atHalf = mixedBatch(half);
-for (let rep = 0; rep < 4; rep++) {
-  d.homeClaims = rep % 2 === 1;
+for (let rep = 0; rep < 2; rep++) {
   await table.clear();
   await profiled('rebuild to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
-  await profiled(`mixed 2^22 at 0.5, home claims ${d.homeClaims} (${rep + 1})`, (enc) =>
+  await profiled(`mixed 2^22 at 0.5 (${rep + 1})`, (enc) =>
     table.encodeApply(enc, atHalf.ops.buffer, atHalf.keys.buffer, atHalf.keys.buffer, m, out.buffer),
   );
 }

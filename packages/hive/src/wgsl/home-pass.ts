@@ -7,67 +7,6 @@ import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
 
-/** Claim attempts of a home claim (each one atomicAnd) before the op goes to pass A. */
-export const HOME_CLAIM_ROUNDS = 4;
-/** Rounds a home claim re-reads the home slots claimed before it, waiting for their keys, before it goes to pass A. */
-export const HOME_CHECK_ROUNDS = 64;
-
-/**
- * A home claim: an insert of key into its home h of bucket b, which it was read absent from, with
- * \`empty\` the home's slots (bits 0..HOME_SLOTS-1) whose key word read EMPTY, and its filter bits
- * saying it is nowhere else. Claims a free slot of the home (one atomicAnd), stores the value, then,
- * as pass A does, waits until the home slots claimed before it by this pass (EMPTY when read,
- * taken since) are published: if one holds key, that insert wins (insertOrAssign stores its value
- * there too) and this slot is given up; else it publishes key. x: 0 inserted, 1 key found in an
- * earlier claim, 2 not settled (no free slot, or the wait ran out): pass A takes the op; y: a slot
- * given up (TOMBSTONE, for the release pass), NONE if none. Only slots of the home are claimed, so
- * a twin insert of key in this pass claims in the same home, where the check sees it; a twin left
- * to pass A finds key published by its scan.
- */
-const homeClaimCode = /* wgsl */ `
-fn hv_home_claim(key: u32, value: u32, b: u32, h: u32, empty: u32, assign: bool) -> vec2<u32> {
-  let home_bits = hv_low_mask(HOME_SLOTS) << (HOME_SLOTS * h);
-  let seen_empty = empty << (HOME_SLOTS * h);
-  var guess = seen_empty;
-  var mine = NONE;
-  var earlier = 0u;
-  for (var round = 0u; round < HOME_CLAIM_ROUNDS && guess != 0u; round++) {
-    let take = guess & (0u - guess);
-    let old = atomicAnd(&masks[b], ~take);
-    if ((old & take) != 0u) {
-      mine = b * 32u + firstTrailingBit(take);
-      earlier = ~old & seen_empty;
-      break;
-    }
-    guess = old & home_bits;
-  }
-  if (mine == NONE) { return vec2<u32>(2u, NONE); }
-  atomicStore(&slots[hv_vw(mine)], value);
-  var pending = earlier;
-  for (var round = 0u; round < HOME_CHECK_ROUNDS && pending != 0u; round++) {
-    var m = pending;
-    pending = 0u;
-    loop {
-      if (m == 0u) { break; }
-      let s = firstTrailingBit(m);
-      m &= m - 1u;
-      let k = atomicLoad(&slots[hv_key_word(b, s)]);
-      if (k == key) {
-        if (assign) { atomicStore(&slots[hv_vw(b * 32u + s)], value); }
-        atomicStore(&slots[hv_kw(mine)], TOMBSTONE);
-        return vec2<u32>(1u, mine);
-      }
-      if (k == EMPTY) { pending |= 1u << s; }
-    }
-  }
-  if (pending != 0u) {
-    atomicStore(&slots[hv_kw(mine)], TOMBSTONE);
-    return vec2<u32>(2u, mine);
-  }
-  atomicStore(&slots[hv_kw(mine)], key);
-  return vec2<u32>(0u, NONE);
-}`;
-
 /**
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
  * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 4 key words, half a 32-byte sector,
@@ -76,26 +15,26 @@ fn hv_home_claim(key: u32, value: u32, b: u32, h: u32, empty: u32, assign: bool)
  *   the release pass), an insert is done (insertOrAssign stores its value);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
  *   nowhere, nothing to do;
- * - with \`homeClaims\`, an insert of a key absent from home, nowhere else by those bits, whose home
- *   read a free slot: the home claim (\`hv_home_claim\`) places it there (at load 0.5, nearly
- *   every insert), and pass A never scans its bucket;
- * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts that may
- *   be elsewhere or find their home full (WABC claims), keys that may live elsewhere, reserved
- *   keys and unknown ops (pass A reports them).
+ * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts of absent
+ *   keys (their claims, WABC), keys that may live elsewhere, reserved keys and unknown ops (pass A
+ *   reports them).
+ * Claims stay in pass A: made here as well, from the home scan (one atomicAnd, then the check
+ * for a twin), they cost more than they saved (H200, 2026-11-22, 2^27 slots, a 2^22-op 0.5:0.3:0.2
+ * batch at load 0.5: this pass 1.07 ms with claims, 0.33 ms without, where pass A then took
+ * 0.49 ms for them; not explained).
  * Same bindings as pass A (ops and out real: mixed batches only); aux1 the chunk's first batch
  * index. The finds ran before (find.ts).
  */
 export const homePassKernel = defineKernel({
   name: 'hive.home-pass',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false, homeClaims: true },
+  variant: { subgroups: false },
   params: hiveParams,
   bindings: opPassBindings,
-  source: (decls, { subgroups, homeClaims }) =>
+  source: (decls, { subgroups }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-${homeClaimCode}
 
 ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
@@ -132,15 +71,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       } else if (op == OP_ERASE && home.y == 0u) {
         // Absent from its home, and its filter bits say from everywhere else.
         done = true;
-      } else if (HOME_CLAIMS && home.y == 0u && home.z != 0u && op != OP_ERASE) {
-        let c = hv_home_claim(key, values[i], hv_b1(key), hv_home(key), home.z, op == OP_INSERT_OR_ASSIGN);
-        freed = c.y;
-        if (c.x == 0u) {
-          status = 1u;
-          count(T_ADDED, 1u);
-        }
-        done = c.x != 2u;
-        rest = c.x == 2u;
       } else {
         rest = true;
       }
@@ -163,7 +93,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           talliesModule,
           listsModule,
         ],
-        constants: { HOME_CLAIMS: homeClaims, HOME_CLAIM_ROUNDS, HOME_CHECK_ROUNDS },
       },
     ),
 });

@@ -169,10 +169,7 @@ function homeScanCode(): string {
     )
     .join('\n');
   const ballots = rounds
-    .map(
-      (r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);
-  e |= hv_owner_bits(cg_ballot32(w${r} == EMPTY), ${r}u);`,
-    )
+    .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`)
     .join('\n');
   return /* wgsl */ `
 /**
@@ -188,35 +185,33 @@ fn hv_owner_bits(ballot: u32, r: u32) -> u32 {
 }
 
 /**
- * The bits (0..HOME_SLOTS-1) of the calling lane's home key words (from global slot \`first\`):
- * x those holding its key, y those EMPTY. The group reads the homes of its ops together, every
- * load issued before the first ballot. Lanes with go false read nothing. Every lane of the group calls it. (A lane
+ * The bits (0..HOME_SLOTS-1) of the calling lane's home key words (from global slot \`first\`)
+ * holding its key: the group reads the homes of its ops together, every load issued before the
+ * first ballot. Lanes with go false read nothing. Every lane of the group calls it. (A lane
  * reading its own home, 8 atomic loads of 4 bytes, was no faster with homes of 8 slots: atomic
  * loads are not combined, so 8 requests per op; perf-layout measured 8 such loads 7x slower than
  * 8 plain ones on an H200.)
  */
-fn hv_scan_homes(first: u32, key: u32, go: bool) -> vec2<u32> {
+fn hv_scan_homes(first: u32, key: u32, go: bool) -> u32 {
 ${loads}
   var m = 0u;
-  var e = 0u;
 ${ballots}
-  return vec2<u32>(m, e);
+  return m;
 }
 
 /**
  * A key's lookup at its home in its first bucket b1, for the passes that settle what a home can
  * (the home pass, erase batches): the group's home scan, and each lane's lock word read beside it.
  * x: the global slot holding key at home, NONE if none; y: 1 when it is not there and its away or
- * far bit says it may be elsewhere (0: settled, found or absent); z: the home's slots (bits
- * 0..HOME_SLOTS-1) whose key word was EMPTY. Every lane of the group calls it.
+ * far bit says it may be elsewhere (0: settled, found or absent). Every lane of the group calls it.
  */
-fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec3<u32> {
+fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
   let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
   var word = 0u;
   if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
   let m = hv_scan_homes(first, key, go);
-  if (m.x != 0u) { return vec3<u32>(first + firstTrailingBit(m.x), 0u, m.y); }
-  return vec3<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u), m.y);
+  if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
+  return vec2<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u));
 }`;
 }
 
