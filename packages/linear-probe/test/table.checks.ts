@@ -97,6 +97,43 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
     run: (ctx) => randomSequence(ctx, false, 'always'),
   },
   {
+    name: 'every read-ahead setting: near-full tables with a short probe bound and duplicate keys match a CPU model',
+    async run({ gpu, rng, scale }) {
+      const capacity = 1024 * scale;
+      for (let round = 0; round < 3; round++) {
+        const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: 48, bulkInsert: 'never' });
+        // Slots read ahead by inserts (0: one at a time, up to 16) and pairs by lookups (up to 8).
+        table.probing.ahead = [0, 1, 3, 8, 16][rng.below(5)] as number;
+        table.probing.pairsAhead = [0, 1, 3, 4, 8][rng.below(5)] as number;
+        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}`;
+        const model = new TableModel();
+        const keys = universe(rng, capacity + capacity / 4);
+        for (let step = 0; step < 4; step++) {
+          const batch = pick(rng, keys, Math.floor(capacity * 0.4));
+          const values = rng.u32Array(batch.length);
+          const assign = step % 2 === 1;
+          const r = assign ? await table.insertOrAssign(batch, values) : await table.insert(batch, values);
+          const failed = new Set(r.failed);
+          const before = model.size;
+          const allowed = model.insert(
+            batch.filter((_, i) => !failed.has(i)),
+            values.filter((_, i) => !failed.has(i)),
+            assign,
+          );
+          expect(r.inserted === model.size - before, `${what}, step ${step}: inserted ${r.inserted}, model added ${model.size - before}`);
+          // A key reported failed is absent: every copy of it in the batch failed.
+          for (const i of r.failed) expect(!model.map.has(batch[i] as number), `${what}: failed key index ${i} is in the table`);
+          const { values: got, found } = await table.find(keys);
+          expectMatchesModel(keys, found, got, model, allowed);
+        }
+        await expectExport(table, model, what);
+        const stats = await table.stats();
+        expect(stats.maxProbeLength <= 48, `${what}: probe ${stats.maxProbeLength} beyond the bound`);
+        table.destroy();
+      }
+    },
+  },
+  {
     name: 'bulk path: near-full regions spill into the next region; a full table reports exact indices',
     async run({ gpu, rng, scale }) {
       const capacity = 8192 * scale;
