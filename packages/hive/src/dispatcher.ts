@@ -155,11 +155,7 @@ export class Dispatcher {
       if (b.mode === MODE_APPLY) {
         // A mixed batch's ops their home settles first; pass A takes the rest from its list.
         this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups }), n, buffers, fields, { timestampWrites: tw });
-        // Pass A over the rest list, with a grid planned from its length: at load 0.5 the list
-        // is half the chunk, and a grid for the whole chunk spent a sixth of the batch's time.
-        const plan = { spill: s.lists, grids: s.restGrids };
-        this.dispatch(encoder, listedPlanKernel.variant(SPILL_CAPS), 1, plan, { n: 1, aux1: this.lockedTile, aux2: List.rest });
-        this.dispatch(encoder, this.opPass, 0, buffers, { n, mode: b.mode, aux2: 2 }, { indirect: { buffer: s.restGrids, offset: 0 } });
+        this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
       } else {
         this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });
       }

@@ -75,8 +75,6 @@ export class HiveStorage {
   /** Stand-ins for bindings a pass does not use (read-only ones may alias; `out` may not). */
   readonly dummyRead: GPUBuffer;
   readonly dummyOut: GPUBuffer;
-  /** The planned grid of a mixed batch's pass A over the rest list (listed-plan.ts; indirect). */
-  readonly restGrids: GPUBuffer;
   nalloc: number;
   stashLines: number;
   private bulk: BulkScratch | undefined;
@@ -95,7 +93,6 @@ export class HiveStorage {
     this.lists = this.allocateLists(1024);
     this.dummyRead = gpu.createBuffer(16, 'hive.unused-input');
     this.dummyOut = gpu.createBuffer(16, 'hive.unused-output');
-    this.restGrids = gpu.createBuffer(PLAN_WORDS * 4, 'hive.rest-grids', STORAGE_USAGE | BufferUsage.INDIRECT);
   }
 
   /** Meta word of table bucket 0's lock. */
@@ -151,7 +148,7 @@ export class HiveStorage {
   }
 
   destroy(): void {
-    for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut, this.restGrids]) b.destroy();
+    for (const b of [this.slots, this.meta, this.counters, this.lists, this.dummyRead, this.dummyOut]) b.destroy();
     if (this.bulk) for (const buffer of bulkBuffers(this.bulk)) buffer.destroy();
     this.bulk = undefined;
   }

@@ -14,12 +14,10 @@ export interface ListedCaps {
 }
 
 /**
- * The grids of the op passes over a list whose length only the device knows (the bulk build's
- * spill, or the rest list a mixed batch's home pass leaves to pass A): workgroups in proportion to
- * its entries (pass B: \`aux1\` lanes per entry, a divisor of the workgroup), up to the caps, and
- * none at all when the list is empty. One invocation.
- * params.aux1 = lanes per pass-B op; params.aux2 = the word of \`spill\` holding the length (0 for
- * the spill; the rest list's count word of the lists buffer); grids (out): PLAN_WORDS words, read
+ * The grids of the op passes over the bulk build's spill, from the spill's length, which only the
+ * device knows: workgroups in proportion to its entries (pass B: `aux1` lanes per entry, a divisor of the workgroup), up to
+ * the caps, and none at all when nothing spilled. One invocation.
+ * params.aux1 = lanes per pass-B op; spill: word 0 its length; grids (out): PLAN_WORDS words, read
  * by dispatchWorkgroupsIndirect.
  */
 export const listedPlanKernel = defineKernel({
@@ -41,7 +39,7 @@ fn hv_workgroups(items: u32, per: u32, cap: u32) -> u32 { return min(cap, items 
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn main(@builtin(local_invocation_index) lid: u32) {
   if (lid != 0u) { return; }
-  let entries = spill[params.aux2];
+  let entries = spill[0];
   grids[0] = hv_workgroups(entries, ${WORKGROUP_SIZE}u, ${caps.passA}u);
   grids[3] = hv_workgroups(entries, ${WORKGROUP_SIZE}u, ${caps.release}u);
   grids[6] = hv_workgroups(entries, ${WORKGROUP_SIZE}u / params.aux1, ${caps.locked}u);
