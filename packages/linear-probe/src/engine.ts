@@ -28,6 +28,7 @@ import {
   findKernel,
   insertKernel,
   PAIRS_AHEAD,
+  PRIVATE_STEPS,
   PROBE_AHEAD,
   rehashKernel,
   retrieveKernel,
@@ -79,8 +80,12 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   rehashes = 0;
   /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
   seed = 0;
-  /** Read-ahead of inserts (slots) and lookups (slot pairs): tools/gpu-check's perf-insert compares them. */
-  readonly probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD };
+  /**
+   * Read-ahead of inserts (slots) and lookups (slot pairs), and whether lookups walk their long
+   * probes with the whole subgroup (\`coop\`, after \`privateSteps\` steps alone): tools/gpu-check's
+   * perf-insert compares them.
+   */
+  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; privateSteps: number };
 
   constructor(
     private readonly gpu: Gpu,
@@ -94,6 +99,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.slots = this.allocateSlots(capacity);
     this.counters = gpu.createBuffer(16, 'linear-probe.counters');
     this.failures = new FailureList(this.scratch);
+    this.probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD, coop: gpu.subgroups.supported, privateSteps: PRIVATE_STEPS };
   }
 
   get growth(): boolean {
@@ -158,9 +164,9 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
-    this.dispatch(encoder, findKernel.variant({ layout: this.layout.name, pairsAhead: this.probing.pairsAhead }), n, buffers, {
-      timestampWrites,
-    });
+    const { pairsAhead, coop, privateSteps } = this.probing;
+    const kernel = findKernel.variant({ layout: this.layout.name, pairsAhead, coop, subgroups: coop, privateSteps });
+    this.dispatch(encoder, kernel, n, buffers, { timestampWrites });
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

@@ -100,12 +100,15 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
     name: 'every read-ahead setting: near-full tables with a short probe bound and duplicate keys match a CPU model',
     async run({ gpu, rng, scale }) {
       const capacity = 1024 * scale;
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < 4; round++) {
         const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: 48, bulkInsert: 'never' });
         // Slots read ahead by inserts (0: one at a time, up to 16) and pairs by lookups (up to 8).
         table.probing.ahead = [0, 1, 3, 8, 16][rng.below(5)] as number;
         table.probing.pairsAhead = [0, 1, 3, 4, 8][rng.below(5)] as number;
-        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}`;
+        // Lookups walk their long probes with the subgroup (when the device has subgroups), after 0-3 steps alone.
+        table.probing.coop = gpu.subgroups.supported && rng.below(4) !== 0;
+        table.probing.privateSteps = rng.below(4);
+        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps}`;
         const model = new TableModel();
         const keys = universe(rng, capacity + capacity / 4);
         for (let step = 0; step < 4; step++) {

@@ -1,7 +1,16 @@
 import { defineKernel, Op, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import {
+  chunkLoop,
+  composeWgsl,
+  cooperativeEntryParams,
+  entryPoint,
+  failureListModule,
+  gridModule,
+  gridStrideLoop,
+} from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
+import { findCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
 
@@ -24,6 +33,8 @@ const u32Keys: LayoutVariant = { layout: 'u32' };
  */
 export const PROBE_AHEAD = 8;
 export const PAIRS_AHEAD = 4;
+/** Steps of PAIRS_AHEAD pairs a lookup walks alone before its subgroup walks the rest with it (layout-u32.ts). */
+export const PRIVATE_STEPS = 2;
 
 const entry = entryPoint(WORKGROUP_SIZE);
 const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
@@ -66,11 +77,15 @@ ${entry} {
   },
 });
 
-/** Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound read-only). */
+/**
+ * Lookups through the read-only view of the table (\`slots_ro\`: the slots buffer, bound
+ * read-only), \`pairsAhead\` pairs a step past the home pair. With \`coop\` (u32 keys), the probes
+ * still going after \`privateSteps\` steps are walked by the whole subgroup (layout-u32.ts).
+ */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD },
+  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD, coop: false, subgroups: false, privateSteps: PRIVATE_STEPS },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
@@ -81,6 +96,29 @@ export const findKernel = defineKernel({
   }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
+    const constants = { PAIRS_AHEAD: v.pairsAhead >>> 0, PRIVATE_STEPS: v.privateSteps >>> 0 };
+    if (v.coop && v.layout === 'u32')
+      return composeWgsl(
+        /* wgsl */ `
+${decls}
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
+  // Whole-workgroup chunks keep every lane of a subgroup in the cooperative loop together.
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    let live = i < params.n;
+    var key = EMPTY;
+    if (live) { key = keys[i]; }
+    // A reserved key is never stored: it would match an empty or erased slot's marker.
+    let r = lp_find_coop(key, live && !${L.isReserved('key')});
+    if (live) {
+      out_values[i] = r.x;
+      out_found[i] = r.y;
+    }
+  }
+}`,
+        { modules: [gridModule, findCoopU32Module(v.subgroups)], constants },
+      );
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -94,7 +132,7 @@ ${entry} {
     out_found[i] = r.y;
   }
 }`,
-      { modules: [gridModule, L.find], constants: { PAIRS_AHEAD: v.pairsAhead >>> 0 } },
+      { modules: [gridModule, L.find], constants },
     );
   },
 });

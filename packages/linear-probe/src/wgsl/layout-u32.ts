@@ -1,4 +1,4 @@
-import { fmix32Module, wgslModule } from '@gpuhash/kernels';
+import { cooperativeVariantModule, fmix32Module, type WgslModule, wgslModule } from '@gpuhash/kernels';
 import type { KeyLayout } from './layout';
 
 /** Declarations every linear-probe kernel shares: key sentinels, result codes, home slot (the kernel declares `params`). */
@@ -236,6 +236,105 @@ ${upTo(
 `,
   { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD'] },
 );
+
+/**
+ * Lookups whose long probes are walked by the whole subgroup (\`lp_find_coop\`). Each lane first
+ * probes alone: its home pair, then up to PRIVATE_STEPS steps of PAIRS_AHEAD pairs. The lookups
+ * still unresolved after that (a few percent at load 0.9, the tail that sets a small batch's time)
+ * are then taken one at a time by the group: each lane reads one pair of the probe, so a step
+ * covers 2 x (group size) slots, and one ballot finds the first slot that holds the key or is
+ * EMPTY. Every lane of the group calls it together (\`live\` false: no lookup of its own).
+ */
+export function findCoopU32Module(subgroups: boolean): WgslModule {
+  return cooperativeVariantModule(
+    'linear-probe.find-coop-u32',
+    subgroups,
+    /* wgsl */ `
+struct LpProbe { value: u32, found: u32, done: bool, pair: u32, probes: u32 }
+
+// A lane's own part: resolved (done), or where the group goes on (the next pair, slots walked).
+fn lp_find_private(key: u32) -> LpProbe {
+  let miss = LpProbe(0u, 0u, true, 0u, 0u);
+  let slot = lp_home(key);
+  let home = slots_ro[slot >> 1u];
+  var probes = 0u;
+  if ((slot & 1u) == 0u) {
+    if (home.x == key) { return LpProbe(home.y, 1u, true, 0u, 0u); }
+    if (home.x == EMPTY) { return miss; }
+    probes = 1u;
+  }
+  if (home.z == key) { return LpProbe(home.w, 1u, true, 0u, 0u); }
+  if (home.z == EMPTY) { return miss; }
+  probes += 1u;
+  let pairs = (params.mask >> 1u) + 1u;
+  var p = ((slot >> 1u) + 1u) & (pairs - 1u);
+  for (var step = 0u; step < PRIVATE_STEPS; step++) {
+    if (probes >= params.max_probes) { return miss; }
+${upTo(
+  MAX_PAIRS_AHEAD,
+  (t) => `    var q${t} = vec4<u32>(EMPTY);
+    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`,
+)}
+${upTo(
+  MAX_PAIRS_AHEAD,
+  (t) => `    if (PAIRS_AHEAD >= ${t}u) {
+      if (q${t}.x == key) { return LpProbe(q${t}.y, 1u, true, 0u, 0u); }
+      if (q${t}.x == EMPTY) { return miss; }
+      if (q${t}.z == key) { return LpProbe(q${t}.w, 1u, true, 0u, 0u); }
+      if (q${t}.z == EMPTY) { return miss; }
+    }`,
+)}
+    p = (p + PAIRS_AHEAD) & (pairs - 1u);
+    probes += 2u * PAIRS_AHEAD;
+  }
+  if (probes >= params.max_probes) { return miss; }
+  return LpProbe(0u, 0u, false, p, probes);
+}
+
+fn lp_find_coop(key: u32, live: bool) -> vec2<u32> {
+  var me = LpProbe(0u, 0u, true, 0u, 0u);
+  if (live) { me = lp_find_private(key); }
+  let pairs = (params.mask >> 1u) + 1u;
+  loop {
+    let pending = cg_ballot32(!me.done);
+    if (pending == 0u) { break; }
+    let leader = firstTrailingBit(pending);
+    let k = cg_broadcast(key, leader);
+    var at = cg_broadcast(me.pair, leader);
+    var walked = cg_broadcast(me.probes, leader);
+    var value = 0u;
+    var found = 0u;
+    loop {
+      if (walked >= params.max_probes) { break; }
+      let q = slots_ro[(at + cg_lane()) & (pairs - 1u)];
+      let ends = cg_ballot32(q.x == k || q.x == EMPTY || q.z == k || q.z == EMPTY);
+      if (ends != 0u) {
+        // The first pair (in probe order) that holds k or an EMPTY slot decides.
+        var v = 0u;
+        var f = 0u;
+        if (q.x == k) {
+          v = q.y;
+          f = 1u;
+        } else if (q.x != EMPTY && q.z == k) {
+          v = q.w;
+          f = 1u;
+        }
+        let first = firstTrailingBit(ends);
+        value = cg_broadcast(v, first);
+        found = cg_broadcast(f, first);
+        break;
+      }
+      at = (at + cg_size()) & (pairs - 1u);
+      walked += 2u * cg_size();
+    }
+    if (cg_lane() == leader) { me = LpProbe(value, found, true, 0u, 0u); }
+  }
+  return vec2<u32>(me.value, me.found);
+}
+`,
+    { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD', 'PRIVATE_STEPS'] },
+  );
+}
 
 /** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */
 export const u32Layout: KeyLayout = {
