@@ -34,7 +34,7 @@ const u32Keys: LayoutVariant = { layout: 'u32' };
 export const PROBE_AHEAD = 8;
 export const PAIRS_AHEAD = 4;
 /** Steps of PAIRS_AHEAD pairs a lookup walks alone before its subgroup walks the rest with it (layout-u32.ts). */
-export const PRIVATE_STEPS = 2;
+export const PRIVATE_STEPS = 4;
 
 const entry = entryPoint(WORKGROUP_SIZE);
 const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
