@@ -24,6 +24,7 @@ import type { LinearProbeInsertOptions } from './types';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
 import {
   applyKernel,
+  COOP_TILE,
   eraseKernel,
   findKernel,
   insertKernel,
@@ -85,7 +86,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
    * probes with the whole subgroup (\`coop\`, after \`privateSteps\` steps alone): tools/gpu-check's
    * perf-insert compares them.
    */
-  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; privateSteps: number };
+  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; privateSteps: number; coopTile: number };
 
   constructor(
     private readonly gpu: Gpu,
@@ -99,7 +100,13 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.slots = this.allocateSlots(capacity);
     this.counters = gpu.createBuffer(16, 'linear-probe.counters');
     this.failures = new FailureList(this.scratch);
-    this.probing = { ahead: PROBE_AHEAD, pairsAhead: PAIRS_AHEAD, coop: gpu.subgroups.supported, privateSteps: PRIVATE_STEPS };
+    this.probing = {
+      ahead: PROBE_AHEAD,
+      pairsAhead: PAIRS_AHEAD,
+      coop: gpu.subgroups.supported,
+      privateSteps: PRIVATE_STEPS,
+      coopTile: COOP_TILE,
+    };
   }
 
   get growth(): boolean {
@@ -164,8 +171,8 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
-    const { pairsAhead, coop, privateSteps } = this.probing;
-    const kernel = findKernel.variant({ layout: this.layout.name, pairsAhead, coop, subgroups: coop, privateSteps });
+    const { pairsAhead, coop, privateSteps, coopTile } = this.probing;
+    const kernel = findKernel.variant({ layout: this.layout.name, pairsAhead, coop, subgroups: coop, privateSteps, coopTile });
     this.dispatch(encoder, kernel, n, buffers, { timestampWrites });
   }
 

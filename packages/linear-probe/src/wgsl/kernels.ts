@@ -35,6 +35,8 @@ export const PROBE_AHEAD = 8;
 export const PAIRS_AHEAD = 4;
 /** Steps of PAIRS_AHEAD pairs a lookup walks alone before its subgroup walks the rest with it (layout-u32.ts). */
 export const PRIVATE_STEPS = 4;
+/** Lanes that walk one long probe together, one pair each (a step reads 2 x COOP_TILE slots). */
+export const COOP_TILE = 8;
 
 const entry = entryPoint(WORKGROUP_SIZE);
 const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
@@ -80,12 +82,13 @@ ${entry} {
 /**
  * Lookups through the read-only view of the table (\`slots_ro\`: the slots buffer, bound
  * read-only), \`pairsAhead\` pairs a step past the home pair. With \`coop\` (u32 keys), the probes
- * still going after \`privateSteps\` steps are walked by the whole subgroup (layout-u32.ts).
+ * still going after \`privateSteps\` steps are walked by groups of \`coopTile\` lanes of a subgroup
+ * (layout-u32.ts).
  */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD, coop: false, subgroups: false, privateSteps: PRIVATE_STEPS },
+  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD, coop: false, subgroups: false, privateSteps: PRIVATE_STEPS, coopTile: COOP_TILE },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
@@ -102,8 +105,8 @@ export const findKernel = defineKernel({
         /* wgsl */ `
 ${decls}
 ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))} {
-  cg_init_tiled(cg_sg_lane, cg_sg_size, 32u);
-  // Whole-workgroup chunks keep every lane of a subgroup in the cooperative loop together.
+  cg_init_tiled(cg_sg_lane, cg_sg_size, ${v.coopTile >>> 0}u);
+  // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
     let i = base + lid;
     let live = i < params.n;

@@ -241,9 +241,10 @@ ${upTo(
  * Lookups whose long probes are walked by the whole subgroup (\`lp_find_coop\`). Each lane first
  * probes alone: its home pair, then up to PRIVATE_STEPS steps of PAIRS_AHEAD pairs. The lookups
  * still unresolved after that (a few percent at load 0.9, the tail that sets a small batch's time)
- * are then taken one at a time by the group: each lane reads one pair of the probe, so a step
- * covers 2 x (group size) slots, and one ballot finds the first slot that holds the key or is
- * EMPTY. Every lane of the group calls it together (\`live\` false: no lookup of its own).
+ * are then taken one at a time by the group (a tile of a subgroup): each lane reads one pair of
+ * the probe, so a step covers 2 x (group size) slots, and one ballot finds the first slot that
+ * holds the key or is EMPTY. Every lane of the group calls it together (\`live\` false: no
+ * lookup of its own).
  */
 export function findCoopU32Module(subgroups: boolean): WgslModule {
   return cooperativeVariantModule(
