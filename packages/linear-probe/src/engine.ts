@@ -24,6 +24,7 @@ import type { LinearProbeInsertOptions } from './types';
 import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
 import {
   applyKernel,
+  COOP_FROM_LOAD,
   COOP_TILE,
   eraseKernel,
   findKernel,
@@ -83,10 +84,11 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   seed = 0;
   /**
    * Read-ahead of inserts (slots) and lookups (slot pairs), and whether lookups walk their long
-   * probes with the whole subgroup (\`coop\`, after \`privateSteps\` steps alone): tools/gpu-check's
-   * perf-insert compares them.
+   * probes with their subgroup (\`coop\`, in tables loaded past \`coopFromLoad\`, after
+   * \`privateSteps\` steps alone, \`coopTile\` lanes together): tools/gpu-check's perf-insert
+   * compares them.
    */
-  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; privateSteps: number; coopTile: number };
+  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; coopFromLoad: number; privateSteps: number; coopTile: number };
 
   constructor(
     private readonly gpu: Gpu,
@@ -104,6 +106,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       ahead: PROBE_AHEAD,
       pairsAhead: PAIRS_AHEAD,
       coop: gpu.subgroups.supported,
+      coopFromLoad: COOP_FROM_LOAD,
       privateSteps: PRIVATE_STEPS,
       coopTile: COOP_TILE,
     };
@@ -171,7 +174,8 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
-    const { pairsAhead, coop, privateSteps, coopTile } = this.probing;
+    const { pairsAhead, privateSteps, coopTile } = this.probing;
+    const coop = this.probing.coop && this.size > this.probing.coopFromLoad * this.capacity;
     const kernel = findKernel.variant({ layout: this.layout.name, pairsAhead, coop, subgroups: coop, privateSteps, coopTile });
     this.dispatch(encoder, kernel, n, buffers, { timestampWrites });
   }

@@ -107,6 +107,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
         table.probing.pairsAhead = [0, 1, 3, 4, 8][rng.below(5)] as number;
         // Lookups walk their long probes with the subgroup (when the device has subgroups), after 0-3 steps alone.
         table.probing.coop = gpu.subgroups.supported && rng.below(4) !== 0;
+        table.probing.coopFromLoad = 0;
         table.probing.privateSteps = rng.below(4);
         table.probing.coopTile = [1, 2, 8, 32][rng.below(4)] as number;
         const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps} in ${table.probing.coopTile}`;

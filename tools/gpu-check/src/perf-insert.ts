@@ -121,7 +121,14 @@ const say = (row: string) => console.log(row);
 for (const load of loads) {
   const count = Math.floor(capacity * load);
   for (const [ahead = 0, pairsAhead = 0, coop = 0, privateSteps = own.privateSteps, coopTile = own.coopTile] of settings) {
-    Object.assign(table.probing, { ahead, pairsAhead, coop: coop === 1 && gpu.subgroups.supported, privateSteps, coopTile });
+    Object.assign(table.probing, {
+      ahead,
+      pairsAhead,
+      coop: coop === 1 && gpu.subgroups.supported,
+      coopFromLoad: 0,
+      privateSteps,
+      coopTile,
+    });
     const tag = `ahead ${ahead}:${pairsAhead}:${coop}:${privateSteps}:${coopTile}`;
     for (const blindCas of variants) {
       const ms = await timePasses('insert', 5, (enc, ts) => {
