@@ -30,6 +30,7 @@ import {
   findKernel,
   insertKernel,
   PAIRS_AHEAD,
+  PRIVATE_INSERT_STEPS,
   PRIVATE_STEPS,
   PROBE_AHEAD,
   rehashKernel,
@@ -85,10 +86,18 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   /**
    * Read-ahead of inserts (slots) and lookups (slot pairs), and whether lookups walk their long
    * probes with their subgroup (\`coop\`, in tables loaded past \`coopFromLoad\`, after
-   * \`privateSteps\` steps alone, \`coopTile\` lanes together): tools/gpu-check's perf-insert
-   * compares them.
+   * \`privateSteps\` steps alone, \`coopTile\` lanes together), and whether plain inserts do
+   * (after \`privateInsertSteps\` read-aheads): tools/gpu-check's perf-insert compares them.
    */
-  readonly probing: { ahead: number; pairsAhead: number; coop: boolean; coopFromLoad: number; privateSteps: number; coopTile: number };
+  readonly probing: {
+    ahead: number;
+    pairsAhead: number;
+    coop: boolean;
+    coopFromLoad: number;
+    privateSteps: number;
+    privateInsertSteps: number;
+    coopTile: number;
+  };
 
   constructor(
     private readonly gpu: Gpu,
@@ -108,6 +117,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       coop: gpu.subgroups.supported,
       coopFromLoad: COOP_FROM_LOAD,
       privateSteps: PRIVATE_STEPS,
+      privateInsertSteps: PRIVATE_INSERT_STEPS,
       coopTile: COOP_TILE,
     };
   }
@@ -154,6 +164,11 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       reuseTombs: this.tombstones > 0,
       blindCas: options.blindCas,
       ahead: this.probing.ahead,
+      // Long probes walked by the subgroup when the batch takes the table past coopFromLoad.
+      coop: this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity,
+      subgroups: this.probing.coop,
+      privateSteps: this.probing.privateInsertSteps,
+      coopTile: this.probing.coopTile,
     });
     this.dispatch(
       encoder,

@@ -109,8 +109,9 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
         table.probing.coop = gpu.subgroups.supported && rng.below(4) !== 0;
         table.probing.coopFromLoad = 0;
         table.probing.privateSteps = rng.below(4);
+        table.probing.privateInsertSteps = rng.below(4);
         table.probing.coopTile = [1, 2, 8, 32][rng.below(4)] as number;
-        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps} in ${table.probing.coopTile}`;
+        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps} / ${table.probing.privateInsertSteps} in ${table.probing.coopTile}`;
         const model = new TableModel();
         const keys = universe(rng, capacity + capacity / 4);
         for (let step = 0; step < 4; step++) {

@@ -1,6 +1,6 @@
 /**
  * Linear-probe insert and lookup variants on one device, for choosing the defaults: read-ahead
- * settings (AHEAD="slots:pairs[:coop[:private steps[:tile]]],...", the table's default and none unless given), the paper's blind
+ * settings (AHEAD="slots:pairs[:coop[:private steps[:tile[:insert steps]]]],...", the table's default and none unless given), the paper's blind
  * CAS against load-then-CAS (LOAD_CAS=1), at LOADS (default 0.5,0.75,0.9) of 2^LOG slots, with
  * find hits and misses (values checked) and a random 4-byte gather as the roofline. GPU time of
  * back-to-back passes in one submission, median of 5; atomic insert path only.
@@ -108,10 +108,14 @@ const outF = gpu.createBuffer(maxKeys * 4, 'perf.outF');
 // Unbounded probing, as the bench's table (a build to 0.95 of 2^27 has probes past 4096).
 const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity });
 
-// Probing settings to compare, "insertSlots:findPairs[:coop 0/1[:private steps[:coop tile]]]" (AHEAD="8:4:0,8:4:1:2:8");
+// Probing settings to compare, "insertSlots:findPairs[:coop 0/1[:private steps[:coop tile[:insert private steps]]]]"
+// (AHEAD="8:4:0,8:4:1:4:32:4"); the cooperative kernels run at every load.
 // the table's own first.
 const own = { ...table.probing };
-const settings = (process.env.AHEAD ?? `${own.ahead}:${own.pairsAhead}:${Number(own.coop)}:${own.privateSteps}:${own.coopTile},0:0:0`)
+const settings = (
+  process.env.AHEAD ??
+  `${own.ahead}:${own.pairsAhead}:${Number(own.coop)}:${own.privateSteps}:${own.coopTile}:${own.privateInsertSteps},0:0:0`
+)
   .split(',')
   .map((x) => x.split(':').map(Number));
 const loads = (process.env.LOADS ?? '0.5,0.75,0.9').split(',').map(Number);

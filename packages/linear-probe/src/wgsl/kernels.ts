@@ -10,7 +10,7 @@ import {
 } from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
-import { findCoopU32Module } from './layout-u32';
+import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
 
@@ -35,6 +35,8 @@ export const PROBE_AHEAD = 8;
 export const PAIRS_AHEAD = 4;
 /** Steps of PAIRS_AHEAD pairs a lookup walks alone before its subgroup walks the rest with it (layout-u32.ts). */
 export const PRIVATE_STEPS = 4;
+/** Read-aheads an insert walks alone before its subgroup walks the rest with it (layout-u32.ts). */
+export const PRIVATE_INSERT_STEPS = 4;
 /** Lanes that walk one long probe together, one pair each (a step reads 2 x COOP_TILE slots). */
 export const COOP_TILE = 32;
 /**
@@ -51,15 +53,71 @@ const slotsRW = storage('read_write', 'atomic<u32>');
 const words = storage('read', 'u32');
 const atomicsRW = storage('read_write', 'atomic<u32>');
 
-/** Inserts: `assign` overwrites existing values; `reuseTombs` (two-pass insert) only when the table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead of load, then CAS. */
+/**
+ * Inserts: \`assign\` overwrites existing values; \`reuseTombs\` (two-pass insert) only when the
+ * table has tombstones; \`blindCas\` claims by CAS on every probed slot (the paper's insert) instead
+ * of load, then CAS; \`ahead\` slots read at once past an occupied slot. With \`coop\` (u32 keys,
+ * blind CAS, no tombstone reuse), inserts still going after \`privateSteps\` read-aheads are walked
+ * by groups of \`coopTile\` lanes (layout-u32.ts).
+ */
 export const insertKernel = defineKernel({
   name: 'linear-probe.insert',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, assign: false, reuseTombs: false, blindCas: true, ahead: PROBE_AHEAD },
+  variant: {
+    ...u32Keys,
+    assign: false,
+    reuseTombs: false,
+    blindCas: true,
+    ahead: PROBE_AHEAD,
+    coop: false,
+    subgroups: false,
+    privateSteps: PRIVATE_INSERT_STEPS,
+    coopTile: COOP_TILE,
+  },
   params: linearProbeParams,
   bindings: { params: uniform(), slots: slotsRW, keys: words, values: words, counters: atomicsRW, failed: atomicsRW },
   source: (decls, v) => {
     const L = keyLayout(v.layout);
+    const constants = {
+      ASSIGN: v.assign,
+      REUSE_TOMBS: v.reuseTombs,
+      PUBLISH_BUSY: false,
+      BLIND_CAS: v.blindCas,
+      PROBE_AHEAD: v.ahead >>> 0,
+      PRIVATE_STEPS: v.privateSteps >>> 0,
+    };
+    if (v.coop && v.layout === 'u32' && v.blindCas && !v.reuseTombs && v.ahead > 0)
+      return composeWgsl(
+        /* wgsl */ `
+${decls}
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, ${v.coopTile >>> 0}u);
+  var added = 0u;
+  // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    var live = i < params.n;
+    var key = EMPTY;
+    var value = 0u;
+    if (live) {
+      key = keys[i];
+      if (${L.isReserved('key')}) {
+        report_failure(i | 0x80000000u);
+        live = false;
+      } else {
+        value = values[i];
+      }
+    }
+    let r = lp_insert_coop(key, value, ASSIGN, live);
+    if (live) {
+      if (r == INSERTED) { added += 1u; }
+      else if (r == FAILED) { report_failure(i); }
+    }
+  }
+  flush_tallies(lid, added, 0u, 0u);
+}`,
+        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants },
+      );
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -76,10 +134,7 @@ ${entry} {
   }
   flush_tallies(lid, added, untombed, 0u);
 }`,
-      {
-        modules: [gridModule, L.protocol, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, REUSE_TOMBS: v.reuseTombs, PUBLISH_BUSY: false, BLIND_CAS: v.blindCas, PROBE_AHEAD: v.ahead >>> 0 },
-      },
+      { modules: [gridModule, L.protocol, talliesModule, failureListModule], constants },
     );
   },
 });

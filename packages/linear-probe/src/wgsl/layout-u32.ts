@@ -337,6 +337,104 @@ fn lp_find_coop(key: u32, live: bool) -> vec2<u32> {
   );
 }
 
+/**
+ * The blind-CAS insert with long probes walked by the group, as \`findCoopU32Module\` does for
+ * lookups: a lane runs its own insert for its home CAS and PRIVATE_STEPS read-aheads; an insert
+ * still going is then taken by the group (a tile of a subgroup), one at a time: each lane reads one
+ * key word of the probe, a ballot finds the first that is EMPTY or holds the key, and the lane that
+ * owns the insert CASes that slot (a CAS that finds another key there goes on from that slot).
+ * \`lp_insert_coop\` returns INSERTED, EXISTED or FAILED; every lane of the group calls it together.
+ * Needs what \`slotsU32Module\` needs, with BLIND_CAS on and no tombstone reuse.
+ */
+export function insertCoopU32Module(subgroups: boolean): WgslModule {
+  return cooperativeVariantModule(
+    'linear-probe.insert-coop-u32',
+    subgroups,
+    /* wgsl */ `
+const PENDING: u32 = 0xffffffffu;
+
+// A lane's own part: x the result (PENDING: the group goes on), y the slot to go on from, z slots walked.
+fn lp_insert_private(key: u32, value: u32, assign: bool) -> vec3<u32> {
+  var slot = lp_home(key);
+  var probes = 0u;
+  var steps = 0u;
+  loop {
+    if (probes >= params.max_probes) { return vec3<u32>(FAILED, 0u, 0u); }
+    let r = atomicCompareExchangeWeak(&slots[2u * slot], EMPTY, key);
+    if (r.exchanged) {
+      atomicStore(&slots[2u * slot + 1u], value);
+      return vec3<u32>(INSERTED, 0u, 0u);
+    }
+    if (r.old_value == key) {
+      if (assign) { atomicStore(&slots[2u * slot + 1u], value); }
+      return vec3<u32>(EXISTED, 0u, 0u);
+    }
+    if (r.old_value == EMPTY) { continue; } // spurious failure
+    loop {
+      if (steps >= PRIVATE_STEPS) { return vec3<u32>(PENDING, slot, probes); }
+      steps += 1u;
+      let t = lp_look_ahead(slot, key);
+      let step = select(PROBE_AHEAD, t, t != 0u);
+      slot = (slot + step) & params.mask;
+      probes += step;
+      if (t != 0u || probes >= params.max_probes) { break; }
+    }
+  }
+}
+
+fn lp_insert_coop(key: u32, value: u32, assign: bool, live: bool) -> u32 {
+  var mine = vec3<u32>(INSERTED, 0u, 0u);
+  if (live) { mine = lp_insert_private(key, value, assign); }
+  loop {
+    let pending = cg_ballot32(mine.x == PENDING);
+    if (pending == 0u) { break; }
+    let leader = firstTrailingBit(pending);
+    let k = cg_broadcast(key, leader);
+    var at = cg_broadcast(mine.y, leader);
+    var walked = cg_broadcast(mine.z, leader);
+    var result = FAILED;
+    var budget = params.max_probes + 64u;
+    loop {
+      if (walked >= params.max_probes || budget == 0u) { break; }
+      budget -= 1u;
+      let w = atomicLoad(&slots[2u * ((at + cg_lane()) & params.mask)]);
+      let ends = cg_ballot32(w == k || w == EMPTY);
+      if (ends == 0u) {
+        at = (at + cg_size()) & params.mask;
+        walked += cg_size();
+        continue;
+      }
+      let first = firstTrailingBit(ends);
+      at = (at + first) & params.mask;
+      walked += first;
+      if (walked >= params.max_probes) { break; }
+      var r = PENDING;
+      if (cg_lane() == leader) {
+        let c = atomicCompareExchangeWeak(&slots[2u * at], EMPTY, key);
+        if (c.exchanged) {
+          atomicStore(&slots[2u * at + 1u], value);
+          r = INSERTED;
+        } else if (c.old_value == key) {
+          if (assign) { atomicStore(&slots[2u * at + 1u], value); }
+          r = EXISTED;
+        }
+      }
+      r = cg_broadcast(r, leader);
+      if (r != PENDING) {
+        result = r;
+        break;
+      }
+      // Another key took the slot (or the CAS failed spuriously): read on from it.
+    }
+    if (cg_lane() == leader) { mine = vec3<u32>(result, 0u, 0u); }
+  }
+  return mine.x;
+}
+`,
+    { requires: [slotsU32Module], needs: ['params', 'slots', 'PROBE_AHEAD', 'PRIVATE_STEPS'] },
+  );
+}
+
 /** u32 keys: 8-byte slots (key, value); EMPTY, TOMBSTONE and BUSY are reserved keys. */
 export const u32Layout: KeyLayout = {
   name: 'u32',
