@@ -133,7 +133,7 @@ for (const load of loads) {
       privateSteps,
       coopTile,
     });
-    const tag = `ahead ${ahead}:${pairsAhead}:${coop}:${privateSteps}:${coopTile}`;
+    const tag = `ahead ${ahead}:${pairsAhead}:${coop}:${privateSteps}:${coopTile}:${privateInsertSteps}`;
     for (const blindCas of variants) {
       const ms = await timePasses('insert', 5, (enc, ts) => {
         table.encodeClear(enc);
