@@ -412,7 +412,15 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const build = { slots: this.slots, pairs: b.pairs, ends: b.cursors, counters: this.counters, failed: b.spill };
     this.dispatch(encoder, bulkBuildKernel.variant({ assign }), b.regions, build, { invocations: b.regions * 256 });
     const spill = { slots: this.slots, pairs: b.pairs, spill: b.spill, counters: this.counters, failed: this.failures.buffer };
-    this.dispatch(encoder, spillInsertKernel.variant({ layout: this.layout.name, assign }), 0, spill, {
+    const coop = this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity;
+    const spillKernel = spillInsertKernel.variant({
+      layout: this.layout.name,
+      assign,
+      coop,
+      subgroups: coop,
+      coopTile: this.probing.coopTile,
+    });
+    this.dispatch(encoder, spillKernel, 0, spill, {
       invocations: 1024 * 256,
       timestampWrites: last,
     });

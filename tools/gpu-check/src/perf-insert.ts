@@ -3,7 +3,7 @@
  * settings (AHEAD="slots:pairs[:coop[:private steps[:tile[:insert steps]]]],...", the table's default and none unless given), the paper's blind
  * CAS against load-then-CAS (LOAD_CAS=1), at LOADS (default 0.5,0.75,0.9) of 2^LOG slots, with
  * find hits and misses (values checked) and a random 4-byte gather as the roofline. GPU time of
- * back-to-back passes in one submission, median of 5; atomic insert path only.
+ * back-to-back passes in one submission, median of 5; the atomic insert path (BULK=always: the bulk build).
  *   AHEAD=8:4,0:0 LOADS=0.9,0.95 node perf-insert.mjs [log2Capacity=27]
  */
 import { type Kernel, requestGpu } from '@gpuhash/core';
@@ -119,12 +119,21 @@ const settings = (
   .split(',')
   .map((x) => x.split(':').map(Number));
 const loads = (process.env.LOADS ?? '0.5,0.75,0.9').split(',').map(Number);
+// The insert path: 'never' (atomic, the default here) or 'always' (the partitioned bulk build).
+const bulk = process.env.BULK === 'always' ? 'always' : 'never';
 const variants = process.env.LOAD_CAS ? [true, false] : [true];
 
 const say = (row: string) => console.log(row);
 for (const load of loads) {
   const count = Math.floor(capacity * load);
-  for (const [ahead = 0, pairsAhead = 0, coop = 0, privateSteps = own.privateSteps, coopTile = own.coopTile] of settings) {
+  for (const [
+    ahead = 0,
+    pairsAhead = 0,
+    coop = 0,
+    privateSteps = own.privateSteps,
+    coopTile = own.coopTile,
+    privateInsertSteps = own.privateInsertSteps,
+  ] of settings) {
     Object.assign(table.probing, {
       ahead,
       pairsAhead,
@@ -132,12 +141,13 @@ for (const load of loads) {
       coopFromLoad: 0,
       privateSteps,
       coopTile,
+      privateInsertSteps,
     });
     const tag = `ahead ${ahead}:${pairsAhead}:${coop}:${privateSteps}:${coopTile}:${privateInsertSteps}`;
     for (const blindCas of variants) {
       const ms = await timePasses('insert', 5, (enc, ts) => {
         table.encodeClear(enc);
-        table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas, bulk: 'never' });
+        table.encodeInsert(enc, keyBuf, valBuf, count, { timestampWrites: ts, blindCas, bulk });
       });
       await table.sync();
       if (table.size !== count) say(`  insert at ${load}: size ${table.size}, expected ${count}`);

@@ -432,7 +432,7 @@ ${entry} {
 export const spillInsertKernel = defineKernel({
   name: 'linear-probe.spill',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, assign: false },
+  variant: { ...u32Keys, assign: false, coop: false, subgroups: false, coopTile: COOP_TILE },
   params: linearProbeParams,
   bindings: {
     params: uniform(),
@@ -442,8 +442,46 @@ export const spillInsertKernel = defineKernel({
     counters: atomicsRW,
     failed: atomicsRW,
   },
-  source: (decls, v) =>
-    composeWgsl(
+  source: (decls, v) => {
+    const constants = {
+      ASSIGN: v.assign,
+      REUSE_TOMBS: false,
+      PUBLISH_BUSY: false,
+      BLIND_CAS: true,
+      PROBE_AHEAD,
+      PRIVATE_STEPS: PRIVATE_INSERT_STEPS,
+    };
+    if (v.coop && v.layout === 'u32')
+      // The spill's long probes walked by the group (layout-u32.ts), as the atomic path's inserts.
+      return composeWgsl(
+        /* wgsl */ `
+${decls}
+var<workgroup> wg_count: u32;
+${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))} {
+  cg_init_tiled(cg_sg_lane, cg_sg_size, ${v.coopTile >>> 0}u);
+  if (lid == 0u) { wg_count = min(spill[0], arrayLength(&spill) - 1u); }
+  let count = workgroupUniformLoad(&wg_count);
+  var added = 0u;
+  ${chunkLoop('count', WORKGROUP_SIZE)} {
+    let j = base + lid;
+    let live = j < count;
+    var p = 0u;
+    var kv = vec2<u32>(EMPTY, 0u);
+    if (live) {
+      p = spill[1u + j];
+      kv = pairs[p];
+    }
+    let r = lp_insert_coop(kv.x, kv.y, ASSIGN, live);
+    if (live) {
+      if (r == INSERTED) { added += 1u; }
+      else if (r == FAILED) { report_failure(p); }
+    }
+  }
+  flush_tallies(lid, added, 0u, 0u);
+}`,
+        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants },
+      );
+    return composeWgsl(
       /* wgsl */ `
 ${decls}
 ${entry} {
@@ -458,9 +496,7 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      {
-        modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true, PROBE_AHEAD },
-      },
-    ),
+      { modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule], constants },
+    );
+  },
 });
