@@ -36,7 +36,7 @@ export const PAIRS_AHEAD = 4;
 /** Steps of PAIRS_AHEAD pairs a lookup walks alone before its subgroup walks the rest with it (layout-u32.ts). */
 export const PRIVATE_STEPS = 4;
 /** Read-aheads an insert walks alone before its subgroup walks the rest with it (layout-u32.ts). */
-export const PRIVATE_INSERT_STEPS = 4;
+export const PRIVATE_INSERT_STEPS = 1;
 /** Lanes that walk one long probe together, one pair each (a step reads 2 x COOP_TILE slots). */
 export const COOP_TILE = 32;
 /**
