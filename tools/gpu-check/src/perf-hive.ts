@@ -5,7 +5,7 @@
  * then rebuilds to 0.95 and reruns the mixed batch with 32 and 4 lanes per locked-pass op, and last runs
  * the mixed batch at load 0.5 twice.
  * The clock ramps during the first steps: compare passes measured late in the run.
- *   node perf-hive.mjs [log2Capacity=27]
+ *   [BULK=never|always] [MIXED=0] node perf-hive.mjs [log2Capacity=27]
  */
 import { type Kernel, requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
@@ -16,7 +16,9 @@ const capacity = 2 ** log;
 const gpu = await requestGpu({ allowSoftware: true });
 console.log(`device: ${gpu.describe()}; capacity 2^${log}`);
 
-const table = await HiveTable.create(gpu, { capacity, growth: false });
+// BULK=never|always: the insert path (default 'auto'); MIXED=0 stops after the builds and finds.
+const bulkInsert = process.env.BULK === 'never' || process.env.BULK === 'always' ? process.env.BULK : 'auto';
+const table = await HiveTable.create(gpu, { capacity, growth: false, bulkInsert });
 table.reserveBatch(capacity);
 // The dispatcher's profiling hook (not public API): timestamps around every pass.
 const d = table.dispatcher;
@@ -104,6 +106,8 @@ const ka = gpu.upload(all);
 await finds('find all (hits) at 0.95', ka.buffer, full);
 const miss = gpu.upload(keysFrom(0, full, false));
 await finds('find misses at 0.95', miss.buffer, full);
+
+if (process.env.MIXED === '0') process.exit(0);
 
 // Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys (the first `present` of all).
 const m = 1 << 22;
