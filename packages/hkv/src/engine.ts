@@ -64,6 +64,8 @@ export class HkvEngine {
     /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
     readonly maxSlices: number = Number.POSITIVE_INFINITY,
     readonly windowBytes: number = Number.POSITIVE_INFINITY,
+    /** The groups of the update and insert passes (default: \`group\`). */
+    readonly insertGroup: GroupVariant = group,
   ) {}
 
   /** The windows of value buffers: [first buffer, count], at most maxSlices and windowBytes each. */
@@ -131,7 +133,7 @@ export class HkvEngine {
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
     updateKernel
-      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
+      .variant({ ...v, ...this.insertGroup, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,
@@ -198,7 +200,7 @@ export class HkvEngine {
     insertKernel
       .variant({
         ...this.values(storage),
-        ...this.group,
+        ...this.insertGroup,
         policy: POLICY_CODES[this.policy],
         hasScores: staged.hasScores,
         evict: plan.evict,
