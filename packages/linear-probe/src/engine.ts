@@ -25,6 +25,7 @@ import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } fro
 import {
   applyKernel,
   COOP_FROM_LOAD,
+  COOP_PROBE_AHEAD,
   COOP_TILE,
   eraseKernel,
   findKernel,
@@ -84,13 +85,15 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
   seed = 0;
   /**
-   * Read-ahead of inserts (slots) and lookups (slot pairs), and whether lookups walk their long
+   * Read-ahead of inserts (slots; \`coopAhead\` where the subgroup walks the rest) and lookups (slot
+   * pairs), and whether lookups walk their long
    * probes with their subgroup (\`coop\`, in tables loaded past \`coopFromLoad\`, after
    * \`privateSteps\` steps alone, \`coopTile\` lanes together), and whether plain inserts do
    * (after \`privateInsertSteps\` read-aheads): tools/gpu-check's perf-insert compares them.
    */
   readonly probing: {
     ahead: number;
+    coopAhead: number;
     pairsAhead: number;
     coop: boolean;
     coopFromLoad: number;
@@ -113,6 +116,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.failures = new FailureList(this.scratch);
     this.probing = {
       ahead: PROBE_AHEAD,
+      coopAhead: COOP_PROBE_AHEAD,
       pairsAhead: PAIRS_AHEAD,
       coop: gpu.subgroups.supported,
       coopFromLoad: COOP_FROM_LOAD,
@@ -158,14 +162,15 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       this.encodeBulkInsert(encoder, keys, values, n, assign, options.timestampWrites);
       return 'bulk';
     }
+    // Long probes walked by the subgroup when the batch takes the table past coopFromLoad.
+    const coop = this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity;
     const kernel = insertKernel.variant({
       layout: this.layout.name,
       assign,
       reuseTombs: this.tombstones > 0,
       blindCas: options.blindCas,
-      ahead: this.probing.ahead,
-      // Long probes walked by the subgroup when the batch takes the table past coopFromLoad.
-      coop: this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity,
+      ahead: coop ? this.probing.coopAhead : this.probing.ahead,
+      coop,
       subgroups: this.probing.coop,
       privateSteps: this.probing.privateInsertSteps,
       coopTile: this.probing.coopTile,

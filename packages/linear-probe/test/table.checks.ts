@@ -104,6 +104,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
         const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: 48, bulkInsert: 'never' });
         // Slots read ahead by inserts (0: one at a time, up to 16) and pairs by lookups (up to 8).
         table.probing.ahead = [0, 1, 3, 8, 16][rng.below(5)] as number;
+        table.probing.coopAhead = [1, 4, 8, 16][rng.below(4)] as number;
         table.probing.pairsAhead = [0, 1, 3, 4, 8][rng.below(5)] as number;
         // Lookups walk their long probes with the subgroup (when the device has subgroups), after 0-3 steps alone.
         table.probing.coop = gpu.subgroups.supported && rng.below(4) !== 0;
@@ -111,7 +112,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
         table.probing.privateSteps = rng.below(4);
         table.probing.privateInsertSteps = rng.below(4);
         table.probing.coopTile = [1, 2, 8, 32][rng.below(4)] as number;
-        const what = `ahead ${table.probing.ahead}:${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps} / ${table.probing.privateInsertSteps} in ${table.probing.coopTile}`;
+        const what = `ahead ${table.probing.ahead} (${table.probing.coopAhead}):${table.probing.pairsAhead}, coop ${table.probing.coop} after ${table.probing.privateSteps} / ${table.probing.privateInsertSteps} in ${table.probing.coopTile}`;
         const model = new TableModel();
         const keys = universe(rng, capacity + capacity / 4);
         for (let step = 0; step < 4; step++) {

@@ -136,6 +136,7 @@ for (const load of loads) {
   ] of settings) {
     Object.assign(table.probing, {
       ahead,
+      coopAhead: ahead,
       pairsAhead,
       coop: coop === 1 && gpu.subgroups.supported,
       coopFromLoad: 0,

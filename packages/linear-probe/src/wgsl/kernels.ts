@@ -37,6 +37,8 @@ export const PAIRS_AHEAD = 4;
 export const PRIVATE_STEPS = 4;
 /** Read-aheads an insert walks alone before its subgroup walks the rest with it (layout-u32.ts). */
 export const PRIVATE_INSERT_STEPS = 1;
+/** Slots that one read-ahead covers when the subgroup walks the rest (4 built to 0.9 5% faster than 8). */
+export const COOP_PROBE_AHEAD = 4;
 /** Lanes that walk one long probe together, one pair each (a step reads 2 x COOP_TILE slots). */
 export const COOP_TILE = 32;
 /**
@@ -448,7 +450,7 @@ export const spillInsertKernel = defineKernel({
       REUSE_TOMBS: false,
       PUBLISH_BUSY: false,
       BLIND_CAS: true,
-      PROBE_AHEAD,
+      PROBE_AHEAD: v.coop ? COOP_PROBE_AHEAD : PROBE_AHEAD,
       PRIVATE_STEPS: PRIVATE_INSERT_STEPS,
     };
     if (v.coop && v.layout === 'u32')
