@@ -7,9 +7,10 @@
  * The clock ramps during the first steps: compare passes measured late in the run.
  *   [BULK=never|always] [MIXED=0] node perf-hive.mjs [log2Capacity=27]
  */
-import { type Kernel, requestGpu } from '@gpuhash/core';
+import { requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
-import { composeWgsl, fmix32, fmix32Module } from '@gpuhash/kernels';
+import { fmix32 } from '@gpuhash/kernels';
+import { clockWarmup } from './clock-warmup';
 
 const log = Number(process.argv[2] ?? 27);
 const capacity = 2 ** log;
@@ -33,31 +34,8 @@ function keysFrom(start: number, n: number, odd: boolean): Uint32Array {
   return out;
 }
 
-// About 500 ms of arithmetic before every profiled step, in its submission: after the host-side
-// gaps between steps (stats readbacks, clears) the GPU's clock dropped, and a run measured every
-// step after the first 2-3x slow (H200, 2026-11-22). 100 ms was not always enough: the SM clock
-// can take up to half a second of work to come back (the bench's warm-up, apps/bench/README.md).
-const spin: Kernel = {
-  name: 'perf-hive.spin',
-  workgroupSize: 256,
-  source: composeWgsl(
-    /* wgsl */ `
-@group(0) @binding(0) var<uniform> rounds: vec4<u32>;
-@group(0) @binding(1) var<storage, read_write> sink: array<u32>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  var x = gid.x;
-  for (var i = 0u; i < rounds.x; i++) { x = hash_fmix32(x + i); }
-  if (x == rounds.y) { sink[0] = x; }
-}`,
-    { modules: [fmix32Module] },
-  ),
-};
-const spinRounds = gpu.uniforms(new Uint32Array([gpu.isSoftware ? 10 : 1_000_000, 0x9e3779b9, 0, 0]));
-const spinSink = gpu.createBuffer(16, 'perf-hive.spin');
-function warm(enc: GPUCommandEncoder): void {
-  gpu.encodeDispatch(enc, spin, { bindings: [spinRounds, spinSink], invocations: 132 * 2048 });
-}
+// Half a second of arithmetic before every profiled step, in its submission (clock-warmup.ts).
+const warm = clockWarmup(gpu);
 
 async function profiled(label: string, encode: (enc: GPUCommandEncoder) => void): Promise<void> {
   const timer = gpu.createTimer(1024);

@@ -9,6 +9,7 @@
 import { type Kernel, requestGpu } from '@gpuhash/core';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { LinearProbeTable } from '@gpuhash/linear-probe';
+import { clockWarmup } from './clock-warmup';
 
 const log = Number(process.argv[2] ?? 27);
 const capacity = 2 ** log;
@@ -36,26 +37,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ),
 };
 
-// About half a second of arithmetic before every timed set, in its submission: between sets (the
-// readbacks and checks) the clock drops, and sets measured right after ran up to 2x slow.
-const spin: Kernel = {
-  name: 'perf.spin',
-  workgroupSize: 256,
-  source: composeWgsl(
-    `
-@group(0) @binding(0) var<uniform> rounds: vec4<u32>;
-@group(0) @binding(1) var<storage, read_write> sink: array<u32>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  var x = gid.x;
-  for (var i = 0u; i < rounds.x; i++) { x = hash_fmix32(x + i); }
-  if (x == rounds.y) { sink[0] = x; }
-}`,
-    { modules: [fmix32Module] },
-  ),
-};
-const spinRounds = gpu.uniforms(new Uint32Array([gpu.isSoftware ? 10 : 1_000_000, 0x9e3779b9, 0, 0]));
-const spinSink = gpu.createBuffer(16, 'perf.spin');
+// Half a second of arithmetic before every timed set, in its submission (clock-warmup.ts).
+const warm = clockWarmup(gpu);
 
 async function timePasses(
   label: string,
@@ -64,7 +47,7 @@ async function timePasses(
 ): Promise<number> {
   const timer = gpu.createTimer(2 * reps + 2);
   const enc = gpu.device.createCommandEncoder();
-  gpu.encodeDispatch(enc, spin, { bindings: [spinRounds, spinSink], invocations: 132 * 2048 });
+  warm(enc);
   encode(enc, undefined, -1); // warm-up
   for (let r = 0; r < reps; r++) encode(enc, timer.slot(`${label}#${r}`), r);
   timer.resolve(enc);
