@@ -36,6 +36,28 @@ export const MAX_PAIRS_AHEAD = 8;
 const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
 
 /**
+ * WGSL statements of one read-ahead step of a lookup: PAIRS_AHEAD slot pairs from pair index \`p\`
+ * (of \`pairs\`), every load issued before any is tested, then tested in probe order: \`hit(v)\` where
+ * a slot holds \`key\` (v: its value), \`miss\` at the first EMPTY slot.
+ */
+function pairsAheadStep(hit: (value: string) => string, miss: string): string {
+  const loads = upTo(
+    MAX_PAIRS_AHEAD,
+    (t) => `    var q${t} = vec4<u32>(EMPTY);\n    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`,
+  );
+  const tests = upTo(
+    MAX_PAIRS_AHEAD,
+    (t) => `    if (PAIRS_AHEAD >= ${t}u) {
+      if (q${t}.x == key) { ${hit(`q${t}.y`)} }
+      if (q${t}.x == EMPTY) { ${miss} }
+      if (q${t}.z == key) { ${hit(`q${t}.w`)} }
+      if (q${t}.z == EMPTY) { ${miss} }
+    }`,
+  );
+  return `${loads}\n${tests}`;
+}
+
+/**
  * \`lp_look_ahead(slot, key)\`: the offset t (1..PROBE_AHEAD) of the first slot after \`slot\` whose
  * key word is EMPTY or key, 0 when none is. Every load is issued before any is tested, so a long
  * probe pays one round trip per PROBE_AHEAD slots instead of one per slot (the loads the constant
@@ -217,16 +239,7 @@ fn lp_find_ahead(key: u32, first: u32, done: u32) -> vec2<u32> {
   var p = first;
   var probes = done;
   loop {
-${upTo(MAX_PAIRS_AHEAD, (t) => `    var q${t} = vec4<u32>(EMPTY);\n    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`)}
-${upTo(
-  MAX_PAIRS_AHEAD,
-  (t) => `    if (PAIRS_AHEAD >= ${t}u) {
-      if (q${t}.x == key) { return vec2<u32>(q${t}.y, 1u); }
-      if (q${t}.x == EMPTY) { break; }
-      if (q${t}.z == key) { return vec2<u32>(q${t}.w, 1u); }
-      if (q${t}.z == EMPTY) { break; }
-    }`,
-)}
+${pairsAheadStep((v) => `return vec2<u32>(${v}, 1u);`, 'break;')}
     probes += 2u * PAIRS_AHEAD;
     p += PAIRS_AHEAD;
     if (probes >= params.max_probes) { break; }
@@ -271,20 +284,7 @@ fn lp_find_private(key: u32) -> LpProbe {
   var p = ((slot >> 1u) + 1u) & (pairs - 1u);
   for (var step = 0u; step < PRIVATE_STEPS; step++) {
     if (probes >= params.max_probes) { return miss; }
-${upTo(
-  MAX_PAIRS_AHEAD,
-  (t) => `    var q${t} = vec4<u32>(EMPTY);
-    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`,
-)}
-${upTo(
-  MAX_PAIRS_AHEAD,
-  (t) => `    if (PAIRS_AHEAD >= ${t}u) {
-      if (q${t}.x == key) { return LpProbe(q${t}.y, 1u, true, 0u, 0u); }
-      if (q${t}.x == EMPTY) { return miss; }
-      if (q${t}.z == key) { return LpProbe(q${t}.w, 1u, true, 0u, 0u); }
-      if (q${t}.z == EMPTY) { return miss; }
-    }`,
-)}
+${pairsAheadStep((v) => `return LpProbe(${v}, 1u, true, 0u, 0u);`, 'return miss;')}
     p = (p + PAIRS_AHEAD) & (pairs - 1u);
     probes += 2u * PAIRS_AHEAD;
   }
