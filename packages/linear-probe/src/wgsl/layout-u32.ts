@@ -64,10 +64,23 @@ function pairsAheadStep(hit: (value: string) => string, miss: string): string {
  * leaves out fold away).
  */
 const lookAheadCode = /* wgsl */ `
-fn lp_look_ahead(slot: u32, key: u32) -> u32 {
-${upTo(MAX_PROBE_AHEAD, (t) => `  var w${t} = BUSY;\n  if (PROBE_AHEAD >= ${t}u) { w${t} = atomicLoad(&slots[2u * ((slot + ${t}u) & params.mask)]); }`)}
-${upTo(MAX_PROBE_AHEAD, (t) => `  if (PROBE_AHEAD >= ${t}u && (w${t} == key || w${t} == EMPTY)) { return ${t}u; }`)}
+fn lp_look_ahead(slot: u32, key: u32) -> u32 { return lp_look_ahead_to(slot, key, false); }
+
+// The same, also stopping at a BUSY slot (with stop_busy: an insert of a mixed batch waits there).
+fn lp_look_ahead_to(slot: u32, key: u32, stop_busy: bool) -> u32 {
+${upTo(MAX_PROBE_AHEAD, (t) => `  var w${t} = TOMBSTONE;\n  if (PROBE_AHEAD >= ${t}u) { w${t} = atomicLoad(&slots[2u * ((slot + ${t}u) & params.mask)]); }`)}
+${upTo(MAX_PROBE_AHEAD, (t) => `  if (PROBE_AHEAD >= ${t}u && (w${t} == key || w${t} == EMPTY || (stop_busy && w${t} == BUSY))) { return ${t}u; }`)}
   return 0u;
+}
+
+// Past slot, which holds another key for good (keys and tombstones never turn back into EMPTY,
+// BUSY or key within a batch that reuses no tombstone): the slot to go on from and the slots
+// skipped, reading PROBE_AHEAD at once (one slot when 0).
+fn lp_skip(slot: u32, key: u32, stop_busy: bool) -> vec2<u32> {
+  if (PROBE_AHEAD == 0u) { return vec2<u32>((slot + 1u) & params.mask, 1u); }
+  let t = lp_look_ahead_to(slot, key, stop_busy);
+  let step = select(PROBE_AHEAD, t, t != 0u);
+  return vec2<u32>((slot + step) & params.mask, step);
 }`;
 
 /**
@@ -164,6 +177,13 @@ fn lp_insert(key: u32, value: u32, assign: bool) -> u32 {
     }
     if (k == BUSY) { continue; } // an insert is publishing here; it may be this key
     if (REUSE_TOMBS && k == TOMBSTONE && first_tomb == NONE) { first_tomb = slot; }
+    if (PUBLISH_BUSY && !REUSE_TOMBS) {
+      // A mixed batch's insert: skip ahead to the next slot that is EMPTY, BUSY or key.
+      let next = lp_skip(slot, key, true);
+      slot = next.x;
+      probes += next.y;
+      continue;
+    }
     slot = (slot + 1u) & params.mask;
     probes += 1u;
   }
@@ -172,28 +192,36 @@ fn lp_insert(key: u32, value: u32, assign: bool) -> u32 {
 // Erases one key: its slot becomes a tombstone. True when this invocation erased it.
 fn lp_erase(key: u32) -> bool {
   var slot = lp_home(key);
-  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
+  var probes = 0u;
+  loop {
+    if (probes >= params.max_probes) { return false; }
     let k = atomicLoad(&slots[2u * slot]);
     if (k == key) {
       let r = atomicCompareExchangeWeak(&slots[2u * slot], key, TOMBSTONE);
       if (r.exchanged) { return true; }
-      if (r.old_value == key) { probes -= 1u; continue; } // spurious failure: try again
+      if (r.old_value == key) { continue; } // spurious failure: try again
       return false; // erased by another invocation meanwhile
     }
     if (k == EMPTY) { return false; }
-    slot = (slot + 1u) & params.mask;
+    // Another key, a tombstone or BUSY: a key cannot appear in an EMPTY slot behind it unseen.
+    let next = lp_skip(slot, key, false);
+    slot = next.x;
+    probes += next.y;
   }
-  return false;
 }
 
 // Lookup through the atomic view (mixed batches). x = value, y = 1 when found.
 fn lp_find_atomic(key: u32) -> vec2<u32> {
   var slot = lp_home(key);
-  for (var probes = 0u; probes < params.max_probes; probes += 1u) {
+  var probes = 0u;
+  loop {
+    if (probes >= params.max_probes) { break; }
     let k = atomicLoad(&slots[2u * slot]);
     if (k == key) { return vec2<u32>(atomicLoad(&slots[2u * slot + 1u]), 1u); }
     if (k == EMPTY) { break; }
-    slot = (slot + 1u) & params.mask;
+    let next = lp_skip(slot, key, false);
+    slot = next.x;
+    probes += next.y;
   }
   return vec2<u32>(0u, 0u);
 }
