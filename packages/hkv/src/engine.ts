@@ -64,7 +64,7 @@ export class HkvEngine {
     /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
     readonly maxSlices: number = Number.POSITIVE_INFINITY,
     readonly windowBytes: number = Number.POSITIVE_INFINITY,
-    /** The groups of the update and insert passes (default: \`group\`). */
+    /** The groups of the update and insert passes (default: `group`). */
     readonly insertGroup: GroupVariant = group,
   ) {}
 

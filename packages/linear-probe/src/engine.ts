@@ -85,11 +85,11 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   /** Hash seed of the current layout (a rebuild for colliding keys draws a new one). */
   seed = 0;
   /**
-   * Read-ahead of inserts (slots; \`coopAhead\` where the subgroup walks the rest) and lookups (slot
-   * pairs), and whether lookups walk their long
-   * probes with their subgroup (\`coop\`, in tables loaded past \`coopFromLoad\`, after
-   * \`privateSteps\` steps alone, \`coopTile\` lanes together), and whether plain inserts do
-   * (after \`privateInsertSteps\` read-aheads): tools/gpu-check's perf-insert compares them.
+   * How probes are walked (wgsl/kernels.ts): slots an insert reads ahead (`coopAhead` when its
+   * subgroup takes the rest), slot pairs a lookup reads ahead, and whether long probes are walked
+   * by `coopTile` lanes of a subgroup (`coop`, in batches past load `coopFromLoad`, after
+   * `privateSteps` lookup steps or `privateInsertSteps` insert read-aheads alone).
+   * tools/gpu-check's perf-insert compares settings.
    */
   readonly probing: {
     ahead: number;

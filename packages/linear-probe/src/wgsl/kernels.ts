@@ -56,11 +56,11 @@ const words = storage('read', 'u32');
 const atomicsRW = storage('read_write', 'atomic<u32>');
 
 /**
- * Inserts: \`assign\` overwrites existing values; \`reuseTombs\` (two-pass insert) only when the
- * table has tombstones; \`blindCas\` claims by CAS on every probed slot (the paper's insert) instead
- * of load, then CAS; \`ahead\` slots read at once past an occupied slot. With \`coop\` (u32 keys,
- * blind CAS, no tombstone reuse), inserts still going after \`privateSteps\` read-aheads are walked
- * by groups of \`coopTile\` lanes (layout-u32.ts).
+ * Inserts: `assign` overwrites existing values; `reuseTombs` (two-pass insert) only when the
+ * table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead
+ * of load, then CAS; `ahead` slots read at once past an occupied slot. With `coop` (u32 keys,
+ * blind CAS, no tombstone reuse), inserts still going after `privateSteps` read-aheads are walked
+ * by groups of `coopTile` lanes (layout-u32.ts).
  */
 export const insertKernel = defineKernel({
   name: 'linear-probe.insert',
@@ -142,9 +142,9 @@ ${entry} {
 });
 
 /**
- * Lookups through the read-only view of the table (\`slots_ro\`: the slots buffer, bound
- * read-only), \`pairsAhead\` pairs a step past the home pair. With \`coop\` (u32 keys), the probes
- * still going after \`privateSteps\` steps are walked by groups of \`coopTile\` lanes of a subgroup
+ * Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound
+ * read-only), `pairsAhead` pairs a step past the home pair. With `coop` (u32 keys), the probes
+ * still going after `privateSteps` steps are walked by groups of `coopTile` lanes of a subgroup
  * (layout-u32.ts).
  */
 export const findKernel = defineKernel({

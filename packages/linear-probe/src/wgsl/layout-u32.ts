@@ -28,17 +28,17 @@ fn slot_value(s: vec2<u32>) -> u32 { return s.y; }
   { requires: [fmix32Module], needs: ['params'] },
 );
 
-/** Most slots an insert reads ahead at once (\`PROBE_AHEAD\` picks 0..this many). */
+/** Most slots an insert reads ahead at once (`PROBE_AHEAD` picks 0..this many). */
 export const MAX_PROBE_AHEAD = 16;
-/** Most slot pairs a lookup reads at once after its first (\`PAIRS_AHEAD\` picks 0..this many). */
+/** Most slot pairs a lookup reads at once after its first (`PAIRS_AHEAD` picks 0..this many). */
 export const MAX_PAIRS_AHEAD = 8;
 
 const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
 
 /**
- * WGSL statements of one read-ahead step of a lookup: PAIRS_AHEAD slot pairs from pair index \`p\`
- * (of \`pairs\`), every load issued before any is tested, then tested in probe order: \`hit(v)\` where
- * a slot holds \`key\` (v: its value), \`miss\` at the first EMPTY slot.
+ * WGSL statements of one read-ahead step of a lookup: PAIRS_AHEAD slot pairs from pair index `p`
+ * (of `pairs`), every load issued before any is tested, then tested in probe order: `hit(v)` where
+ * a slot holds `key` (v: its value), `miss` at the first EMPTY slot.
  */
 function pairsAheadStep(hit: (value: string) => string, miss: string): string {
   const loads = upTo(
@@ -58,7 +58,7 @@ function pairsAheadStep(hit: (value: string) => string, miss: string): string {
 }
 
 /**
- * \`lp_look_ahead(slot, key)\`: the offset t (1..PROBE_AHEAD) of the first slot after \`slot\` whose
+ * `lp_look_ahead(slot, key)`: the offset t (1..PROBE_AHEAD) of the first slot after `slot` whose
  * key word is EMPTY or key, 0 when none is. Every load is issued before any is tested, so a long
  * probe pays one round trip per PROBE_AHEAD slots instead of one per slot (the loads the constant
  * leaves out fold away).
@@ -279,12 +279,12 @@ ${pairsAheadStep((v) => `return vec2<u32>(${v}, 1u);`, 'break;')}
 );
 
 /**
- * Lookups whose long probes are walked by the whole subgroup (\`lp_find_coop\`). Each lane first
+ * Lookups whose long probes are walked by the whole subgroup (`lp_find_coop`). Each lane first
  * probes alone: its home pair, then up to PRIVATE_STEPS steps of PAIRS_AHEAD pairs. The lookups
  * still unresolved after that (a few percent at load 0.9, the tail that sets a small batch's time)
  * are then taken one at a time by the group (a tile of a subgroup): each lane reads one pair of
  * the probe, so a step covers 2 x (group size) slots, and one ballot finds the first slot that
- * holds the key or is EMPTY. Every lane of the group calls it together (\`live\` false: no
+ * holds the key or is EMPTY. Every lane of the group calls it together (`live` false: no
  * lookup of its own).
  */
 export function findCoopU32Module(subgroups: boolean): WgslModule {
@@ -366,13 +366,13 @@ fn lp_find_coop(key: u32, live: bool) -> vec2<u32> {
 }
 
 /**
- * The blind-CAS insert with long probes walked by the group, as \`findCoopU32Module\` does for
+ * The blind-CAS insert with long probes walked by the group, as `findCoopU32Module` does for
  * lookups: a lane runs its own insert for its home CAS and PRIVATE_STEPS read-aheads; an insert
  * still going is then taken by the group (a tile of a subgroup), one at a time: each lane reads one
  * key word of the probe, a ballot finds the first that is EMPTY or holds the key, and the lane that
  * owns the insert CASes that slot (a CAS that finds another key there goes on from that slot).
- * \`lp_insert_coop\` returns INSERTED, EXISTED or FAILED; every lane of the group calls it together.
- * Needs what \`slotsU32Module\` needs, with BLIND_CAS on and no tombstone reuse.
+ * `lp_insert_coop` returns INSERTED, EXISTED or FAILED; every lane of the group calls it together.
+ * Needs what `slotsU32Module` needs, with BLIND_CAS on and no tombstone reuse.
  */
 export function insertCoopU32Module(subgroups: boolean): WgslModule {
   return cooperativeVariantModule(
