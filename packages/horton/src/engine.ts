@@ -3,6 +3,7 @@ import {
   CapacityError,
   type DictionaryEngine,
   type EncodeInsertOptions,
+  encodeExclusiveScan,
   FailureList,
   type FailureReport,
   type Gpu,
@@ -16,6 +17,7 @@ import {
 import { bucketCountFor, SLOTS, WORDS_PER_BUCKET } from './geometry';
 import { EMPTY_KEY, REMAP_KEY } from './sentinels';
 import type { HortonMode } from './types';
+import { BULK_RECORD_BYTES, bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_BUCKETS } from './wgsl/bulk';
 import { bchtEraseKernel, eraseKernel, tidyKernel } from './wgsl/erase';
 import { countingFindKernel, findKernel, retrieveKernel, statsKernel } from './wgsl/find';
 import { fastInsertKernel, insertRoundKernel, roundArgsKernel } from './wgsl/insert';
@@ -40,7 +42,11 @@ export interface HortonSettings {
   maxLoadFactor: number;
   growth: boolean;
   repatriate: boolean;
+  bulkInsert: 'auto' | 'always' | 'never';
 }
+
+/** 'auto' takes the bulk build for batches of at least this share of the table's slots. */
+const BULK_MIN_SHARE = 1 / 16;
 
 /** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets). */
 /** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
@@ -52,6 +58,8 @@ interface InsertRun {
   assign: boolean;
   queues: [GPUBuffer, GPUBuffer];
   args: GPUBuffer;
+  /** The bulk build's room hints (a byte per bucket), which the spill passes read and take from. */
+  hints?: GPUBuffer;
 }
 
 interface Store {
@@ -191,6 +199,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   reserveBatch(n: number): void {
     this.failures.reserve(n);
     this.queues(n);
+    if (this.useBulk(this.store, n)) this.bulkScratch(this.store, n);
   }
 
   // ---- host-operation steps ------------------------------------------------------------------
@@ -450,9 +459,90 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): InsertRun {
-    const run = this.encodeFastPass(encoder, s, keys, values, n, assign, timestampWrites);
+    const run = this.encodeFirstPass(encoder, s, keys, values, n, assign, timestampWrites);
     this.encodeSpillPasses(encoder, run);
     return run;
+  }
+
+  /** The bulk build when `useBulk` says so, else the fast pass. */
+  private encodeFirstPass(
+    encoder: GPUCommandEncoder,
+    s: Store,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): InsertRun {
+    return this.useBulk(s, n)
+      ? this.encodeBulkBuild(encoder, s, keys, values, n, assign, timestampWrites)
+      : this.encodeFastPass(encoder, s, keys, values, n, assign, timestampWrites);
+  }
+
+  /**
+   * Whether an insert batch of n keys into store s takes the bulk build (wgsl/bulk.ts): Horton mode,
+   * batches of at least BULK_MIN_SHARE of the slots ('auto'), records within one binding.
+   */
+  private useBulk(s: Store, n: number): boolean {
+    const mode = this.settings.bulkInsert;
+    if (this.settings.mode !== 'horton' || mode === 'never' || n === 0) return false;
+    const limits = this.gpu.limits;
+    if (n * BULK_RECORD_BYTES > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
+    return mode === 'always' || n >= BULK_MIN_SHARE * s.bucketCount * SLOTS;
+  }
+
+  /** The bulk build's scratch: region counts and cursors, the records, the room hints. */
+  private bulkScratch(s: Store, n: number) {
+    const regions = Math.ceil(s.bucketCount / REGION_BUCKETS);
+    return {
+      regions,
+      counts: this.scratch.get('bulk.counts', 4 * regions),
+      cursors: this.scratch.get('bulk.cursors', 4 * regions),
+      records: this.scratch.get('bulk.records', BULK_RECORD_BYTES * n),
+      hints: this.scratch.get('bulk.hints', 4 * Math.ceil(s.bucketCount / 4)),
+    };
+  }
+
+  /** The bulk build's partition and region pass (see bulk.ts); the keys it spills go to the returned queue. */
+  private encodeBulkBuild(
+    encoder: GPUCommandEncoder,
+    s: Store,
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    assign: boolean,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): InsertRun {
+    const q = this.queues(n);
+    const { regions, counts, cursors, records, hints } = this.bulkScratch(s, n);
+    encoder.clearBuffer(q.a, 0, 4);
+    encoder.clearBuffer(q.b, 0, 4);
+    encoder.clearBuffer(counts, 0, 4 * regions);
+    const params = this.params(s, n);
+    bulkCountKernel.variant().encode(this.gpu, encoder, {
+      buffers: { keys, counts },
+      params,
+      invocations: n,
+      maxWorkgroups: 65_535,
+      timestampWrites: timestampWrites && {
+        querySet: timestampWrites.querySet,
+        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+      },
+    });
+    encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions);
+    bulkScatterKernel.variant().encode(this.gpu, encoder, {
+      buffers: { keys, values, cursors, records, failed: this.failures.buffer },
+      params,
+      invocations: n,
+      maxWorkgroups: 65_535,
+    });
+    bulkBuildKernel.variant({ assign }).encode(this.gpu, encoder, {
+      buffers: { slots: s.buckets, records, ends: cursors, queue_out: q.a, counters: s.counters, hints },
+      params: this.params(s, regions),
+      invocations: regions * 256,
+      maxWorkgroups: 65_535,
+    });
+    return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args, hints };
   }
 
   /** The lock-free fast pass (see insert.ts); keys it leaves go to the returned queue. */
@@ -497,11 +587,11 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun): void {
     const { s, keys, values } = run;
     const horton = this.settings.mode === 'horton';
+    const hinted = run.hints !== undefined;
+    const place = [false, true].map((repoint) => spillPlaceKernel.variant({ assign: run.assign, repoint, hinted }));
+    // After the bulk build, slot 7 and the conversions are settled: the placement passes only.
     const passes = horton
-      ? [
-          spillSlotKernel.variant({ assign: run.assign }),
-          ...[false, true].map((repoint) => spillPlaceKernel.variant({ assign: run.assign, repoint })),
-        ]
+      ? [...(hinted ? [] : [spillSlotKernel.variant({ assign: run.assign })]), ...place]
       : [bchtSecondKernel.variant({ assign: run.assign })];
     for (const [p, kernel] of passes.entries()) {
       const [qin, qout] = run.queues;
@@ -514,14 +604,15 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
           queue_in: qin,
           queue_out: qout,
           counters: s.counters,
-          ...(horton && p === 0 ? { spill: s.locks } : {}),
+          ...(horton && !hinted && p === 0 ? { spill: s.locks } : {}),
+          ...(hinted ? { hints: run.hints } : {}),
         } as never,
         params: this.params(s, 0),
         indirect: { buffer: run.args, offset: 0 },
       });
       run.queues = [qout, qin];
     }
-    if (horton) this.restartStamps(encoder, s);
+    if (horton && !hinted) this.restartStamps(encoder, s);
   }
 
   /**
@@ -547,7 +638,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       this.failures.encodeReset(e, n);
       return undefined;
     });
-    const r = (await step('fast', (e) => this.encodeFastPass(e, this.store, keys, values, n, false))) as InsertRun;
+    const first = this.useBulk(this.store, n) ? 'bulk' : 'fast';
+    const r = (await step(first, (e) => this.encodeFirstPass(e, this.store, keys, values, n, false))) as InsertRun;
     await step('spill', (e) => {
       this.encodeSpillPasses(e, r);
       return r;
@@ -571,7 +663,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   async profileCut(keys: GPUBuffer, values: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; queued: number }> {
     const encoder = this.gpu.device.createCommandEncoder();
     this.failures.encodeReset(encoder, n);
-    const run = this.encodeFastPass(encoder, this.store, keys, values, n, false);
+    const run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
     if (spill) this.encodeSpillPasses(encoder, run);
     if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
     await this.gpu.finish();

@@ -66,6 +66,7 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
         repatriate,
         maxLoadFactor: shared.maxLoadFactor,
         growth: shared.growth,
+        bulkInsert: shared.bulkInsert,
       });
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);
@@ -84,6 +85,10 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
 
   get growth(): boolean {
     return this.engine.settings.growth;
+  }
+
+  get bulkInsert(): 'auto' | 'always' | 'never' {
+    return this.engine.settings.bulkInsert;
   }
 
   get repatriate(): boolean {

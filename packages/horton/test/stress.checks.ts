@@ -14,7 +14,13 @@ export const stressChecks = defineChecks(
     name: `${v.name}: interleaved insert, erase and find batches on the device at load up to 0.85: no wrong or lost answer`,
     async run({ gpu, rng, scale }) {
       const capacity = 16_384 * scale;
-      const table = await HortonTable.create(gpu, { capacity, growth: false, mode: v.mode, repatriate: v.repatriate });
+      const table = await HortonTable.create(gpu, {
+        capacity,
+        growth: false,
+        mode: v.mode,
+        repatriate: v.repatriate,
+        bulkInsert: v.bulkInsert,
+      });
       const pool = rng.distinctU32(2 * capacity, RESERVED_KEYS);
       const model = new Map<number, number>();
       let next = 0;

@@ -5,11 +5,15 @@ import { bucketCountFor, type HortonMode, HortonTable, lookupModel, RESERVED_KEY
 import { checkLayout } from './invariants';
 import { keysOnBuckets, keysWhere } from './keys';
 
-/** The table variants the checks run over: Horton with and without repatriation, and the BCHT baseline. */
-export const VARIANTS: ReadonlyArray<{ name: string; mode: HortonMode; repatriate: boolean }> = [
-  { name: 'horton', mode: 'horton', repatriate: true },
-  { name: 'horton, no repatriation', mode: 'horton', repatriate: false },
-  { name: 'bcht', mode: 'bcht', repatriate: true },
+/**
+ * The table variants the checks run over: Horton with every batch through the bulk build, with
+ * none (the fast pass), and without repatriation (each batch as 'auto' picks), and the BCHT baseline.
+ */
+export const VARIANTS: ReadonlyArray<{ name: string; mode: HortonMode; repatriate: boolean; bulkInsert: 'auto' | 'always' | 'never' }> = [
+  { name: 'horton', mode: 'horton', repatriate: true, bulkInsert: 'always' },
+  { name: 'horton, fast pass', mode: 'horton', repatriate: true, bulkInsert: 'never' },
+  { name: 'horton, no repatriation', mode: 'horton', repatriate: false, bulkInsert: 'auto' },
+  { name: 'bcht', mode: 'bcht', repatriate: true, bulkInsert: 'auto' },
 ];
 
 const property = async (ctx: CheckContext, p: fc.IAsyncPropertyWithHooks<unknown[]> | fc.IAsyncProperty<unknown[]>, numRuns: number) => {
@@ -137,8 +141,10 @@ export const tableChecks = defineChecks('horton/table', [
         fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 8 }), fc.constantFrom(1024, 2048), async (commands, capacity) => {
           const cap = capacity * ctx.scale;
           const pool = ctx.rng.distinctU32(Math.round(cap * 1.2), RESERVED_KEYS);
-          await withTable(ctx.gpu, { capacity: cap, growth: false, mode: v.mode, repatriate: v.repatriate }, (t) =>
-            runCommands(t, ctx, pool, commands, `capacity ${cap}`),
+          await withTable(
+            ctx.gpu,
+            { capacity: cap, growth: false, mode: v.mode, repatriate: v.repatriate, bulkInsert: v.bulkInsert },
+            (t) => runCommands(t, ctx, pool, commands, `capacity ${cap}`),
           );
         }),
         6,
@@ -154,7 +160,7 @@ export const tableChecks = defineChecks('horton/table', [
           const capacity = 1024;
           const buckets = Array.from({ length: hot }, () => ctx.rng.below(bucketCountFor(capacity)));
           const pool = keysOnBuckets(ctx.rng, capacity, buckets, 160 * ctx.scale);
-          await withTable(ctx.gpu, { capacity, growth: true, mode: v.mode, repatriate: v.repatriate }, (t) =>
+          await withTable(ctx.gpu, { capacity, growth: true, mode: v.mode, repatriate: v.repatriate, bulkInsert: v.bulkInsert }, (t) =>
             runCommands(t, ctx, pool, commands, `${hot} hot buckets`),
           );
         }),
@@ -165,7 +171,7 @@ export const tableChecks = defineChecks('horton/table', [
   ...perVariant('a table built to each load holds every key exactly; its layout invariants hold', async (ctx, v) => {
     const capacity = 8192 * ctx.scale;
     for (const load of [0.5, 0.9, 0.95]) {
-      await withTable(ctx.gpu, { capacity, growth: false, mode: v.mode, repatriate: v.repatriate }, async (t) => {
+      await withTable(ctx.gpu, { capacity, growth: false, mode: v.mode, repatriate: v.repatriate, bulkInsert: v.bulkInsert }, async (t) => {
         const n = Math.floor(load * t.capacity);
         const keys = ctx.rng.distinctU32(n, RESERVED_KEYS);
         const r = await t.insert(keys, keys);

@@ -171,7 +171,7 @@ fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
     if (i == skip) { continue; }
     let w = secondary_of(x, t, i);
     if (w == x || w == avoid) { continue; }
-    let f = free_count(w);
+    let f = room_of(w);
     if (f >= need && f > best_free) { best = i; best_free = f; }
   }
   return best;
@@ -195,7 +195,27 @@ fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
   return claim_in(b1, key, value, assign);
 }
 `,
-  { requires: [bucketModule], needs: ['buckets'] },
+  { requires: [bucketModule], needs: ['buckets', 'room_of'] },
+);
+
+/** Room in a bucket, read from its keys: what best_candidate compares, exactly. */
+export const exactRoomModule = wgslModule('horton.room-exact', 'fn room_of(w: u32) -> u32 { return free_count(w); }', {
+  requires: [bucketModule],
+});
+
+/**
+ * Room in a bucket from the bulk build's hints (a byte per bucket, four a word of \`hints\`): exact
+ * as the build ends, and every claim after it takes one (take_room), so it stays exact but for
+ * claims in flight. Reading 7 hint bytes (an array the L2 cache holds) instead of 56 key words
+ * is what makes the least-loaded choice cheap.
+ */
+export const hintedRoomModule = wgslModule(
+  'horton.room-hinted',
+  /* wgsl */ `
+fn room_of(w: u32) -> u32 { return (atomicLoad(&hints[w / 4u]) >> (8u * (w % 4u))) & 0xffu; }
+fn take_room(w: u32) { atomicSub(&hints[w / 4u], 1u << (8u * (w % 4u))); }
+`,
+  { needs: ['hints'] },
 );
 
 /** The fast pass's Horton insert: a key placed only in its primary bucket's slots 0..6 (see spill.ts). */
@@ -547,7 +567,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   return FULL;
 }
 `,
-  { requires: [hortonFastModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B'] },
+  { requires: [hortonFastModule, exactRoomModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B'] },
 );
 
 /** Pass 1 of an insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
@@ -593,6 +613,7 @@ ${entry} {
         modules: [
           gridModule,
           v.mode === 'bcht' ? hortonFastModule : hortonPrimaryModule,
+          exactRoomModule,
           talliesModule,
           failureListModule,
           workgroupAppendModule('queue_out'),

@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, entryPoint, gridModule, workgroupAppendModule } from '@gpuhash/kernels';
-import { hortonFastModule, talliesModule } from './insert';
+import { exactRoomModule, hintedRoomModule, hortonFastModule, talliesModule } from './insert';
 import { hortonParams, WORKGROUP_SIZE } from './params';
 
 /**
@@ -108,18 +108,22 @@ fn holds_secondary(x: u32) -> bool {
     }`,
       ),
       {
-        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        modules: [gridModule, hortonFastModule, exactRoomModule, talliesModule, workgroupAppendModule('queue_out')],
         constants: { ASSIGN: v.assign, PLAN: false },
       },
     ),
 });
 
+/**
+ * With \`hinted\` (after the bulk build, which binds its room hints as \`hints\`), the room of a
+ * bucket is read from the hints and every claim takes one from its bucket's.
+ */
 export const spillPlaceKernel = defineKernel({
   name: 'horton.spill-place',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false, repoint: false },
+  variant: { assign: false, repoint: false, hinted: false },
   params: hortonParams,
-  bindings: queueBindings,
+  bindings: (v: { hinted: boolean }) => ({ ...queueBindings, ...(v.hinted ? { hints: atomicsRW } : {}) }),
   source: (decls, v) =>
     composeWgsl(
       queuePass(
@@ -153,7 +157,7 @@ fn group_in(z: u32, x: u32, t: u32) -> bool {
 // claims in a full bucket, so a group seen empty stays empty while keys of the entry follow it.
 fn repointed(x: u32, t: u32, e: u32) -> u32 {
   let z = secondary_of(x, t, e);
-  if (free_count(z) != 0u || group_in(z, x, t)) { return e; }
+  if (room_of(z) != 0u || group_in(z, x, t)) { return e; }
   let best = best_candidate(x, t, 1u, z, e);
   if (best == 0u) { return e; }
   var rea = rea_of(x);
@@ -168,15 +172,25 @@ fn repointed(x: u32, t: u32, e: u32) -> u32 {
     let x = primary_of(key);
     // A full Type B x only: a free slot in x (a fast-pass claim that gave up early) is left to the
     // rounds, as a copy of the key placed there would not be seen by one following the entry.
-    if (is_type_b(x) && free_slot(x) == NONE) {
+    if (is_type_b(x) && ${v.hinted ? 'room_of(x) == 0u' : 'free_slot(x) == NONE'}) {
       let t = tag_of(key);
       var e = entry_for(x, t);
       if (REPOINT && e != 0u) { e = repointed(x, t, e); }
-      if (e != 0u) { r = claim_in(secondary_of(x, t, e), key, values[i], ASSIGN); }
+      if (e != 0u) {
+        let y = secondary_of(x, t, e);
+        r = claim_in(y, key, values[i], ASSIGN);
+        ${v.hinted ? 'if (r == INSERTED) { take_room(y); }' : ''}
+      }
     }`,
       ),
       {
-        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        modules: [
+          gridModule,
+          hortonFastModule,
+          v.hinted ? hintedRoomModule : exactRoomModule,
+          talliesModule,
+          workgroupAppendModule('queue_out'),
+        ],
         constants: { ASSIGN: v.assign, PLAN: false, REPOINT: v.repoint },
       },
     ),
@@ -204,7 +218,7 @@ export const bchtSecondKernel = defineKernel({
     }`,
       ),
       {
-        modules: [gridModule, hortonFastModule, talliesModule, workgroupAppendModule('queue_out')],
+        modules: [gridModule, hortonFastModule, exactRoomModule, talliesModule, workgroupAppendModule('queue_out')],
         constants: { ASSIGN: v.assign, PLAN: false },
       },
     ),
