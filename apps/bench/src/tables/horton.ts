@@ -9,9 +9,9 @@ function entry(name: string, mode: HortonMode, description: string): TableEntry 
     // No mixed batches: Horton inserts move keys between buckets (see the package README).
     capabilities: new Set(['insert', 'find', 'erase', 'host']),
     reservedKeys: RESERVED_KEYS,
-    // Builds to 0.9 can leave a few keys unplaced (reported, not lost: 74 of 120.8 million at 2^27
-    // on an H100, now and then one of 3,686 on SwiftShader), which fails a build row.
-    maxLoad: 0.85,
+    // A build that leaves keys unplaced (reported in failed, never lost) fails its row, and its
+    // find rows are not run: the rows say how far each mode gets.
+    maxLoad: 0.95,
     async create(gpu, capacity) {
       const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
       // Per-batch scratch sized up front keeps the allocation out of the timed passes.
