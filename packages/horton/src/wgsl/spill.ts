@@ -26,6 +26,8 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  */
 
 const entry = entryPoint(WORKGROUP_SIZE);
+/** Claims a key of the hinted placement tries, repointing its entry between them. */
+export const HINTED_ATTEMPTS = 4;
 const atomicsRW = storage('read_write', 'atomic<u32>');
 const words = storage('read', 'u32');
 
@@ -176,10 +178,18 @@ fn repointed(x: u32, t: u32, e: u32) -> u32 {
       let t = tag_of(key);
       var e = entry_for(x, t);
       if (REPOINT && e != 0u) { e = repointed(x, t, e); }
-      if (e != 0u) {
+      // Hinted: a claim that finds the entry's bucket full (other keys chose it in the same pass)
+      // repoints the entry, while no key of it is there, and tries again.
+      for (var attempt = 0u; attempt < ATTEMPTS && e != 0u; attempt++) {
+        if (attempt > 0u) {
+          let next = repointed(x, t, e);
+          if (next == e) { break; }
+          e = next;
+        }
         let y = secondary_of(x, t, e);
         r = claim_in(y, key, values[i], ASSIGN);
         ${v.hinted ? 'if (r == INSERTED) { take_room(y); }' : ''}
+        if (r != RETRY) { break; }
       }
     }`,
       ),
@@ -191,7 +201,7 @@ fn repointed(x: u32, t: u32, e: u32) -> u32 {
           talliesModule,
           workgroupAppendModule('queue_out'),
         ],
-        constants: { ASSIGN: v.assign, PLAN: false, REPOINT: v.repoint },
+        constants: { ASSIGN: v.assign, PLAN: false, REPOINT: v.repoint, ATTEMPTS: v.hinted ? HINTED_ATTEMPTS : 1 },
       },
     ),
 });
