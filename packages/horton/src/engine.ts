@@ -17,7 +17,7 @@ import {
 import { bucketCountFor, SLOTS, WORDS_PER_BUCKET } from './geometry';
 import { EMPTY_KEY, REMAP_KEY } from './sentinels';
 import type { HortonMode } from './types';
-import { BULK_RECORD_BYTES, bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_BUCKETS } from './wgsl/bulk';
+import { BULK_RECORD_BYTES, bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS } from './wgsl/bulk';
 import { bchtEraseKernel, eraseKernel, tidyKernel } from './wgsl/erase';
 import { countingFindKernel, findKernel, retrieveKernel, statsKernel } from './wgsl/find';
 import { fastInsertKernel, insertRoundKernel, roundArgsKernel } from './wgsl/insert';
@@ -496,6 +496,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const regions = Math.ceil(s.bucketCount / REGION_BUCKETS);
     return {
       regions,
+      bucketCounts: this.scratch.get('bulk.bucket-counts', 4 * s.bucketCount),
       counts: this.scratch.get('bulk.counts', 4 * regions),
       cursors: this.scratch.get('bulk.cursors', 4 * regions),
       records: this.scratch.get('bulk.records', BULK_RECORD_BYTES * n),
@@ -514,13 +515,15 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): InsertRun {
     const q = this.queues(n);
-    const { regions, counts, cursors, records, hints } = this.bulkScratch(s, n);
+    const { regions, bucketCounts, counts, cursors, records, hints } = this.bulkScratch(s, n);
+    const words = Math.ceil(s.bucketCount / 4);
     encoder.clearBuffer(q.a, 0, 4);
     encoder.clearBuffer(q.b, 0, 4);
+    encoder.clearBuffer(bucketCounts, 0, 4 * s.bucketCount);
     encoder.clearBuffer(counts, 0, 4 * regions);
     const params = this.params(s, n);
     bulkCountKernel.variant().encode(this.gpu, encoder, {
-      buffers: { keys, counts },
+      buffers: { keys, counts: bucketCounts },
       params,
       invocations: n,
       maxWorkgroups: 65_535,
@@ -529,9 +532,16 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
         beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
       },
     });
+    // The room bytes live in the hints buffer until the build writes the hints over them.
+    bulkRoomKernel.variant().encode(this.gpu, encoder, {
+      buffers: { bucket_words: s.buckets, counts: bucketCounts, room: hints, region_counts: counts },
+      params: this.params(s, words),
+      invocations: words,
+      maxWorkgroups: 65_535,
+    });
     encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions);
     bulkScatterKernel.variant().encode(this.gpu, encoder, {
-      buffers: { keys, values, cursors, records, failed: this.failures.buffer },
+      buffers: { keys, values, cursors, records, failed: this.failures.buffer, room: hints },
       params,
       invocations: n,
       maxWorkgroups: 65_535,

@@ -38,7 +38,7 @@ export const BULK_RECORD_BYTES = 16;
 
 const region = `(primary_of(key) / ${REGION_BUCKETS}u)`;
 
-/** Bindings: params (n = batch), keys, counts (atomic, cleared: one per region). */
+/** Step 1. Bindings: params (n = batch), keys, counts (atomic, cleared: one per bucket). */
 export const bulkCountKernel = defineKernel({
   name: 'horton.bulk.count',
   workgroupSize: WORKGROUP_SIZE,
@@ -51,7 +51,7 @@ ${decls}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
-    if (!is_reserved(key)) { atomicAdd(&counts[${region}], 1u); }
+    if (!is_reserved(key)) { atomicAdd(&counts[primary_of(key)], 1u); }
   }
 }`,
       { modules: [gridModule, hortonHashModule] },
@@ -59,8 +59,57 @@ ${entryPoint(WORKGROUP_SIZE)} {
 });
 
 /**
- * Bindings: params (n = batch), keys, values, cursors (the scanned counts; each ends as its region's
- * end offset), records (out), failed (reserved keys are reported here, as the fast pass does).
+ * Step 2, per word of 4 buckets: each one's room (its free slots less the keys the batch brings it,
+ * clamped to -128..127 and stored plus 128 in a byte of \`room\`), and the counts summed into their
+ * region's. Bindings: params (n = words, mask = buckets - 1), bucket_words (the buckets as 16-byte
+ * words, read), counts (per bucket), room (out), region_counts (atomic, cleared).
+ */
+export const bulkRoomKernel = defineKernel({
+  name: 'horton.bulk.room',
+  workgroupSize: WORKGROUP_SIZE,
+  params: hortonParams,
+  bindings: {
+    params: uniform(),
+    bucket_words: storage('read', 'vec4<u32>'),
+    counts: storage('read', 'u32'),
+    room: storage('read_write', 'u32'),
+    region_counts: storage('read_write', 'atomic<u32>'),
+  },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('w', 'params.n', WORKGROUP_SIZE)} {
+    var packed = 0u;
+    var sum = 0u;
+    for (var j = 0u; j < 4u; j++) {
+      let b = 4u * w + j;
+      var r = 0;
+      if (b <= params.mask) {
+        var free = 0;
+        for (var q = 0u; q < 4u; q++) {
+          let kv = bucket_words[4u * b + q];
+          free += select(0, 1, kv.x == EMPTY) + select(0, 1, kv.z == EMPTY);
+        }
+        let c = counts[b];
+        sum += c;
+        r = clamp(free - i32(min(c, 255u)), -128, 127);
+      }
+      packed |= u32(r + 128) << (8u * j);
+    }
+    room[w] = packed;
+    if (sum != 0u) { atomicAdd(&region_counts[w / ${REGION_BUCKETS / 4}u], sum); }
+  }
+}`,
+      { modules: [gridModule, hortonHashModule] },
+    ),
+});
+
+/**
+ * Step 4. Bindings: params (n = batch), keys, values, cursors (the scanned counts; each ends as its
+ * region's end offset), records (out: key, value, batch index, claim class), failed (reserved keys
+ * are reported here, as the fast pass does), room (step 2's).
  */
 export const bulkScatterKernel = defineKernel({
   name: 'horton.bulk.scatter',
@@ -73,11 +122,26 @@ export const bulkScatterKernel = defineKernel({
     cursors: storage('read_write', 'atomic<u32>'),
     records: storage('read_write', 'vec4<u32>'),
     failed: storage('read_write', 'atomic<u32>'),
+    room: storage('read', 'u32'),
   },
   source: (decls) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
+fn room_byte(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
+// The key's claim class (see the build): in a bucket its batch overfills, 0 when no secondary
+// bucket of its tag has room left by the batch's primary keys, 1 when one or two have, else 2.
+fn claim_class(key: u32) -> u32 {
+  let x = primary_of(key);
+  if (room_byte(x) >= 0) { return 2u; }
+  let t = tag_of(key);
+  var roomy = 0u;
+  for (var i = 1u; i <= FUNCTIONS; i++) {
+    let w = secondary_of(x, t, i);
+    if (w != x && room_byte(w) > 0) { roomy++; }
+  }
+  return select(select(2u, 1u, roomy <= 2u), 0u, roomy == 0u);
+}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
@@ -86,7 +150,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
       continue;
     }
     let at = atomicAdd(&cursors[${region}], 1u);
-    records[at] = vec4<u32>(key, values[i], i, 0u);
+    records[at] = vec4<u32>(key, values[i], i, claim_class(key));
   }
 }`,
       { modules: [gridModule, hortonHashModule, failureListModule] },
@@ -120,6 +184,7 @@ export const bulkBuildKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 const RB: u32 = ${REGION_BUCKETS}u;
+const CLASSES: u32 = 3u;
 const INSERTED: u32 = 0u;
 const EXISTED: u32 = 1u;
 const SPILLED: u32 = 2u;
@@ -237,16 +302,20 @@ ${entryPoint(WORKGROUP_SIZE)} {
     let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
     for (var round = 0u; round < rounds; round++) {
       let p = begin + round * ${WORKGROUP_SIZE}u + lid;
+      var rec = vec4<u32>(0u, 0u, 0u, CLASSES);
+      if (p < end) { rec = records[p]; }
       var spilled = false;
-      var index = 0u;
-      if (p < end) {
-        let rec = records[p];
-        index = rec.z;
-        let placed = bulk_place(rec.x, rec.y, rec.z, b0);
-        if (placed == INSERTED) { count(T_ADDED, 1u); }
-        spilled = placed == SPILLED;
+      // Claims by class, a barrier between classes: the keys that overflow a bucket, which become
+      // its secondary keys, are the ones whose secondary buckets have the most room.
+      for (var cls = 0u; cls < CLASSES; cls++) {
+        if (rec.w == cls) {
+          let placed = bulk_place(rec.x, rec.y, rec.z, b0);
+          if (placed == INSERTED) { count(T_ADDED, 1u); }
+          spilled = placed == SPILLED;
+        }
+        workgroupBarrier();
       }
-      append_queue_out(spilled, index, lid);
+      append_queue_out(spilled, rec.z, lid);
     }
     workgroupBarrier();
     // The conversion (the paper's: only when no secondary key can move out; here, none is held):
