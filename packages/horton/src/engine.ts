@@ -47,6 +47,12 @@ export interface HortonSettings {
 
 /** 'auto' takes the bulk build for batches of at least this share of the table's slots. */
 const BULK_MIN_SHARE = 1 / 16;
+/**
+ * Bulk builds that may take the table past this load claim with the plan (wgsl/bulk.ts: counts
+ * per bucket, room bytes, claim classes). Below it few buckets overflow and the per-bucket counts
+ * cost more than they save.
+ */
+const PLAN_FROM_LOAD = 0.8;
 
 /** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets). */
 /** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
@@ -519,29 +525,34 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const words = Math.ceil(s.bucketCount / 4);
     encoder.clearBuffer(q.a, 0, 4);
     encoder.clearBuffer(q.b, 0, 4);
-    encoder.clearBuffer(bucketCounts, 0, 4 * s.bucketCount);
     encoder.clearBuffer(counts, 0, 4 * regions);
     const params = this.params(s, n);
-    bulkCountKernel.variant().encode(this.gpu, encoder, {
-      buffers: { keys, counts: bucketCounts },
-      params,
-      invocations: n,
-      maxWorkgroups: 65_535,
-      timestampWrites: timestampWrites && {
-        querySet: timestampWrites.querySet,
-        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
-      },
-    });
-    // The room bytes live in the hints buffer until the build writes the hints over them.
-    bulkRoomKernel.variant().encode(this.gpu, encoder, {
-      buffers: { bucket_words: s.buckets, counts: bucketCounts, room: hints, region_counts: counts },
-      params: this.params(s, words),
-      invocations: words,
-      maxWorkgroups: 65_535,
-    });
+    const plan = this.size + n > PLAN_FROM_LOAD * s.bucketCount * SLOTS;
+    const first = timestampWrites && {
+      querySet: timestampWrites.querySet,
+      beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
+    };
+    if (plan) {
+      encoder.clearBuffer(bucketCounts, 0, 4 * s.bucketCount);
+      const count = { keys, counts: bucketCounts };
+      bulkCountKernel
+        .variant({ perBucket: true })
+        .encode(this.gpu, encoder, { buffers: count, params, invocations: n, maxWorkgroups: 65_535, timestampWrites: first });
+      // The room bytes live in the hints buffer until the build writes the hints over them.
+      bulkRoomKernel.variant().encode(this.gpu, encoder, {
+        buffers: { bucket_words: s.buckets, counts: bucketCounts, room: hints, region_counts: counts },
+        params: this.params(s, words),
+        invocations: words,
+        maxWorkgroups: 65_535,
+      });
+    } else {
+      bulkCountKernel
+        .variant()
+        .encode(this.gpu, encoder, { buffers: { keys, counts }, params, invocations: n, maxWorkgroups: 65_535, timestampWrites: first });
+    }
     encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions);
-    bulkScatterKernel.variant().encode(this.gpu, encoder, {
-      buffers: { keys, values, cursors, records, failed: this.failures.buffer, room: hints },
+    bulkScatterKernel.variant({ plan }).encode(this.gpu, encoder, {
+      buffers: { keys, values, cursors, records, failed: this.failures.buffer, ...(plan ? { room: hints } : {}) } as never,
       params,
       invocations: n,
       maxWorkgroups: 65_535,
