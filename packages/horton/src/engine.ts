@@ -681,20 +681,29 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
    * successive cuts from an empty table say where one submission's time goes (profileInsert's
    * stages, each a submission of its own, also count the GPU's idle clock between them).
    */
-  async profileCut(keys: GPUBuffer, values: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; queued: number }> {
+  async profileCut(keys: GPUBuffer, values: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; gpuMs: number; queued: number }> {
+    const timer = this.gpu.createTimer(2);
+    const slot = timer.slot('cut');
     const encoder = this.gpu.device.createCommandEncoder();
     this.failures.encodeReset(encoder, n);
+    // Empty passes around the cut carry its GPU timestamps.
+    if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } }).end();
     const run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
     if (spill) this.encodeSpillPasses(encoder, run);
     if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
+    if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
+    timer.resolve(encoder);
     await this.gpu.finish();
     const t0 = performance.now();
     this.gpu.submit([encoder.finish()]);
+    timer.submitted();
     await this.gpu.finish();
     const ms = performance.now() - t0;
+    const gpuMs = (await timer.read()).passes[0]?.ms ?? Number.NaN;
+    timer.destroy();
     const queued = new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number;
     await this.refresh();
-    return { ms, queued };
+    return { ms, gpuMs, queued };
   }
 
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */

@@ -26,7 +26,7 @@ const dk = gpu.upload(keys);
 
 type Profiled = {
   profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
-  profileCut(k: GPUBuffer, v: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; queued: number }>;
+  profileCut(k: GPUBuffer, v: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; gpuMs: number; queued: number }>;
 };
 
 for (const mode of modes) {
@@ -69,7 +69,7 @@ for (const mode of modes) {
     ] as const) {
       await table.clear();
       const c = await engine.profileCut(dk.buffer, dk.buffer, n, spill, rounds);
-      cuts.push(`${spill ? 'fast+spill' : 'fast'}${rounds ? `+${rounds} rounds` : ''} ${c.ms.toFixed(2)} ms (${c.queued} left)`);
+      cuts.push(`${spill ? 'first+spill' : 'first'}${rounds ? `+${rounds} rounds` : ''} GPU ${c.gpuMs.toFixed(2)} ms, wall ${c.ms.toFixed(2)} ms (${c.queued} left)`);
     }
     console.log(`${mode} 2^${log2} load ${load}: cut after: ${cuts.join('; ')}`);
   }
