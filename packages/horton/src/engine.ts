@@ -681,17 +681,30 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
    * successive cuts from an empty table say where one submission's time goes (profileInsert's
    * stages, each a submission of its own, also count the GPU's idle clock between them).
    */
-  async profileCut(keys: GPUBuffer, values: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; gpuMs: number; queued: number }> {
+  async profileCut(
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    spill: boolean,
+    rounds: number,
+    prelude?: (encoder: GPUCommandEncoder) => void,
+  ): Promise<{ ms: number; gpuMs: number; queued: number }> {
     const timer = this.gpu.createTimer(2);
     const slot = timer.slot('cut');
     const encoder = this.gpu.device.createCommandEncoder();
+    // E.g. work that brings the GPU's clock back up after the idle gap before the cut.
+    prelude?.(encoder);
     this.failures.encodeReset(encoder, n);
     // Empty passes around the cut carry its GPU timestamps.
-    if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } }).end();
+    if (slot)
+      encoder
+        .beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } })
+        .end();
     const run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
     if (spill) this.encodeSpillPasses(encoder, run);
     if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
-    if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
+    if (slot)
+      encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
     timer.resolve(encoder);
     await this.gpu.finish();
     const t0 = performance.now();

@@ -9,8 +9,11 @@
 import { requestGpu } from '@gpuhash/core';
 import { type HortonMode, HortonTable } from '@gpuhash/horton';
 import { fmix32 } from '@gpuhash/kernels';
+import { clockWarmup } from './clock-warmup';
 
 const gpu = await requestGpu({ allowSoftware: true });
+// Half a second of arithmetic before every timed cut, in its submission (clock-warmup.ts).
+const warm = clockWarmup(gpu);
 console.log(`device: ${gpu.describe()}`);
 const log2 = Number(process.argv[2] ?? (gpu.isSoftware ? 14 : 27));
 const loads = (process.argv[3] ?? '0.5,0.9').split(',').map(Number);
@@ -26,7 +29,14 @@ const dk = gpu.upload(keys);
 
 type Profiled = {
   profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
-  profileCut(k: GPUBuffer, v: GPUBuffer, n: number, spill: boolean, rounds: number): Promise<{ ms: number; gpuMs: number; queued: number }>;
+  profileCut(
+    k: GPUBuffer,
+    v: GPUBuffer,
+    n: number,
+    spill: boolean,
+    rounds: number,
+    prelude?: (e: GPUCommandEncoder) => void,
+  ): Promise<{ ms: number; gpuMs: number; queued: number }>;
 };
 
 for (const mode of modes) {
@@ -68,8 +78,10 @@ for (const mode of modes) {
       [true, 96],
     ] as const) {
       await table.clear();
-      const c = await engine.profileCut(dk.buffer, dk.buffer, n, spill, rounds);
-      cuts.push(`${spill ? 'first+spill' : 'first'}${rounds ? `+${rounds} rounds` : ''} GPU ${c.gpuMs.toFixed(2)} ms, wall ${c.ms.toFixed(2)} ms (${c.queued} left)`);
+      const c = await engine.profileCut(dk.buffer, dk.buffer, n, spill, rounds, warm);
+      cuts.push(
+        `${spill ? 'first+spill' : 'first'}${rounds ? `+${rounds} rounds` : ''} GPU ${c.gpuMs.toFixed(2)} ms, wall ${c.ms.toFixed(2)} ms (${c.queued} left)`,
+      );
     }
     console.log(`${mode} 2^${log2} load ${load}: cut after: ${cuts.join('; ')}`);
   }
