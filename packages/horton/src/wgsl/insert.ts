@@ -312,19 +312,20 @@ fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
 }
 
 // A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: two of
-// its primary keys (the new key among the candidates) leave, each to the least-loaded secondary
-// bucket of its tag, freeing the last slot for the remap entries. Leavers with one tag share one
-// bucket. Tried in order: the new key and slot 7's key first (fewest moves).
+// its primary keys (the new key among the candidates, when it is a primary key of x) leave, each
+// to the least-loaded secondary bucket of its tag, freeing the last slot for the remap entries.
+// Leavers with one tag share one bucket. Tried in order: the new key and slot 7's key first
+// (fewest moves). A secondary key converts a full candidate bucket this way too: it stays there.
 var<private> cv_key: array<u32, 9>;
 var<private> cv_tag: array<u32, 9>;
 var<private> cv_fn: array<u32, 9>;
-fn convert(x: u32, t: u32, key: u32, value: u32) -> u32 {
+fn convert(x: u32, key: u32, value: u32) -> u32 {
   for (var a = 0u; a < 9u; a++) {
     let k = select(key_at(x, a), key, a == 8u);
     cv_key[a] = k;
     cv_tag[a] = tag_of(k);
     cv_fn[a] = 0u;
-    if (a == 8u || primary_of(k) == x) { cv_fn[a] = best_candidate(x, cv_tag[a], 1u, x, 0u); }
+    if (primary_of(k) == x) { cv_fn[a] = best_candidate(x, cv_tag[a], 1u, x, 0u); }
   }
   var la = NONE;
   var lb = NONE;
@@ -415,6 +416,17 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
         return INSERTED;
       }
     }
+    // Then a full Type A candidate made Type B, its leavers making room for the key.
+    for (var j = 1u; j <= FUNCTIONS; j++) {
+      let w = secondary_of(x, t, j);
+      if (w == x || is_type_b(w)) { continue; }
+      let r = convert(w, key, value);
+      if (r == RETRY) { return RETRY; }
+      if (r == INSERTED) {
+        set_rea(x, with_entry(rea_of(x), t, j));
+        return INSERTED;
+      }
+    }
     return FULL;
   }
   let z = secondary_of(x, t, e);
@@ -426,8 +438,13 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
     put(z, f, key, value);
     return INSERTED;
   }
-  // z has no room for one more key of the entry: the entry's whole group moves, with the key,
-  // to another secondary bucket of the entry that holds them all.
+  // z has no room for one more key of the entry: z, if Type A, turns Type B (two of its primary
+  // keys leave) and keeps the key with its group; else the entry's whole group moves, with the
+  // key, to another secondary bucket of the entry that holds them all.
+  if (!is_type_b(z)) {
+    let r = convert(z, key, value);
+    if (r != FULL) { return r; }
+  }
   var group = 0u;
   for (var s = 0u; s < 8u; s++) {
     let k = key_at(z, s);
@@ -516,7 +533,7 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
     put(x, s, key, value);
     return INSERTED;
   }
-  if (!is_type_b(x)) { return convert(x, t, key, value); }
+  if (!is_type_b(x)) { return convert(x, key, value); }
   // A Type B bucket none of whose entries is set (its keys found no secondary room after a spill
   // pass converted it): back to Type A, and the key takes slot 7.
   if (rea_of(x) == 0u) {
