@@ -581,6 +581,30 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
       return INSERTED;
     }
   }
+  // Then two levels: a key h of g's other bucket a moves to its own other bucket d, g takes h's
+  // slot, the key takes g's.
+  for (var c = 0u; c < 2u; c++) {
+    let b = select(b1, b2, c == 1u);
+    for (var s = 0u; s < 8u; s++) {
+      let g = key_at(b, s);
+      let g1 = primary_of(g);
+      let a = select(g1, second_of(g), g1 == b);
+      if (a == b1 || a == b2) { continue; }
+      for (var u = 0u; u < 8u; u++) {
+        let h = key_at(a, u);
+        let h1 = primary_of(h);
+        let d = select(h1, second_of(h), h1 == a);
+        if (d == a || d == b1 || d == b2 || free_count(d) == 0u) { continue; }
+        if (!own(a) || !own(d)) { return RETRY; }
+        let f = free_slot(d);
+        if (f == NONE) { continue; }
+        put(d, f, h, value_at(a, u));
+        put(a, u, g, value_at(b, s));
+        put(b, s, key, value);
+        return INSERTED;
+      }
+    }
+  }
   return FULL;
 }
 `,
