@@ -693,8 +693,9 @@ fn main() {
  * planning pass (params.flags bit 0) reserves buckets and writes nothing;
  * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
  * next round; in the `last` round they are reported as contended. A key that finds no room tries
- * again in the next rounds (moves elsewhere may make some), up to MAX_STRIKES + 1 times, then is
- * reported failed. Queue entries are batch indices with the strikes in the top two bits.
+ * again in the next rounds (moves elsewhere may make some); once strikes count (flags bit 2: from
+ * round STRIKE_FREE_ROUNDS of the batch on), up to MAX_STRIKES + 1 more times, then it is reported
+ * failed. Queue entries are batch indices with the strikes in the top two bits.
  */
 export const insertRoundKernel = defineKernel({
   name: 'horton.insert-round',
@@ -721,6 +722,7 @@ var<private> PLAN: bool;
 ${entry} {
   PLAN = (params.flags & 1u) != 0u;
   let LAST = (params.flags & 2u) != 0u;
+  let STRIKES = (params.flags & 4u) != 0u;
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
     let entry = queue_in[1u + j];
@@ -736,12 +738,12 @@ ${entry} {
     if (r == RETRY && overflowed) { r = FULL; }
     if (PLAN) { continue; }
     if (r == INSERTED) { count(T_ADDED, 1u); }
-    else if (r == FULL && (LAST || strikes == MAX_STRIKES)) { report_failure(i); }
+    else if (r == FULL && (LAST || (STRIKES && strikes == MAX_STRIKES))) { report_failure(i); }
     else if (r == RETRY && LAST) { report_failure(i | FAILURE_CONTENDED); }
     else if (r != EXISTED) {
       // Contended, or no room as of this round (moves elsewhere may make some): the next round.
       let at = atomicAdd(&queue_out[0], 1u);
-      atomicStore(&queue_out[1u + at], i | (select(strikes, strikes + 1u, r == FULL) << 30u));
+      atomicStore(&queue_out[1u + at], i | (select(strikes, strikes + 1u, r == FULL && STRIKES) << 30u));
     }
   }
   flush_tallies(lid);
