@@ -28,6 +28,7 @@ for (let j = 0, i = 0; i < nMax; j++) {
 const dk = gpu.upload(keys);
 
 type Profiled = {
+  refresh(): Promise<{ count: number; failed: Uint32Array; contended: Uint32Array }>;
   profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
   profileCut(
     k: GPUBuffer,
@@ -39,11 +40,39 @@ type Profiled = {
   ): Promise<{ ms: number; gpuMs: number; queued: number }>;
 };
 
+// BUILDS=k: k device-side builds per load instead of the profile, each checked: the keys reported
+// failed, and the keys a find misses (which must be exactly those).
+const builds = Number(process.env.BUILDS ?? 0);
+
 for (const mode of modes) {
   const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
   table.reserveBatch(nMax);
   const engine = (table as unknown as { engine: Profiled }).engine;
-  for (const load of loads) {
+  for (const load of builds > 0 ? loads : []) {
+    const n = Math.floor(load * capacity);
+    const found = gpu.createArray('u32', n);
+    const values = gpu.createArray('u32', n);
+    for (let b = 0; b < builds; b++) {
+      await table.clear();
+      const enc = gpu.device.createCommandEncoder();
+      table.encodeInsert(enc, dk.buffer, dk.buffer, n);
+      table.encodeFind(enc, dk.buffer, n, values.buffer, found.buffer);
+      gpu.submit([enc.finish()]);
+      const report = await engine.refresh();
+      const f = (await gpu.download(found)) as Uint32Array;
+      let missing = 0;
+      for (let i = 0; i < n; i++) if (f[i] === 0) missing++;
+      const failed = new Set(report.failed);
+      let missingNotReported = 0;
+      for (let i = 0; i < n; i++) if (f[i] === 0 && !failed.has(i)) missingNotReported++;
+      console.log(
+        `${mode} 2^${log2} load ${load} build ${b}: size ${table.size} of ${n}; reported failed ${report.count} (contended ${report.contended.length}); find misses ${missing}, of which not reported ${missingNotReported}`,
+      );
+    }
+    found.destroy();
+    values.destroy();
+  }
+  for (const load of builds > 0 ? [] : loads) {
     const n = Math.floor(load * capacity);
     await table.clear();
     const stages = await engine.profileInsert(dk.buffer, dk.buffer, n);
