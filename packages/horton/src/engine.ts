@@ -30,8 +30,13 @@ import { bchtSecondKernel, spillPlaceKernel, spillSlotKernel } from './wgsl/spil
  * to HOST_ROUNDS, then run again.
  */
 export const INSERT_ROUNDS = 96;
-/** Rounds at the start of a batch in which a key that finds no room is not struck (see insert.ts). */
+/**
+ * Rounds at the start of a batch of at least STRIKE_FREE_FROM keys in which a key that finds no
+ * room is not struck (see insert.ts). Smaller batches strike from the first round: a small table
+ * that is truly full reports its keys (or grows) sooner.
+ */
 const STRIKE_FREE_ROUNDS = 16;
+const STRIKE_FREE_FROM = 1 << 20;
 const HOST_CHUNK = 8;
 const HOST_ROUNDS = 128;
 /** Kernels that tally flush one global atomic per workgroup; capping the grid bounds that. */
@@ -739,7 +744,9 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       // A key with no room is not struck in a batch's first rounds, while the moves of the
       // others still open room (at load 0.9 of 2^27, one of 120.8 million keys was struck out
       // now and then in the first 8).
-      const strikes = run.rounds >= STRIKE_FREE_ROUNDS;
+      // Large batches: no strikes in the first rounds, then struck keys search one level deeper.
+      const large = run.n >= STRIKE_FREE_FROM;
+      const strikes = !large || run.rounds >= STRIKE_FREE_ROUNDS;
       run.rounds += 1;
       this.nextEpoch(encoder, s, run.n);
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
@@ -755,7 +762,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
             counters: s.counters,
             failed: this.failures.buffer,
           },
-          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
+          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) | (large ? 8 : 0) },
           indirect: { buffer: run.args, offset: 0 },
           timestampWrites:
             last && !plan && timestampWrites

@@ -769,6 +769,7 @@ ${entry} {
   PLAN = (params.flags & 1u) != 0u;
   let LAST = (params.flags & 2u) != 0u;
   let STRIKES = (params.flags & 4u) != 0u;
+  let DEEP = (params.flags & 8u) != 0u;
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
     let entry = queue_in[1u + j];
@@ -781,7 +782,7 @@ ${entry} {
     }
     begin_key(j);
     // A key that found no room in an earlier round searches one eviction level deeper.
-    deep_search = strikes >= 1u;
+    deep_search = DEEP && strikes >= 1u;
     var r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
     if (r == RETRY && overflowed) { r = FULL; }
     if (PLAN) { continue; }
