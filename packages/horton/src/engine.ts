@@ -744,9 +744,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       // A key with no room is not struck in a batch's first rounds, while the moves of the
       // others still open room (at load 0.9 of 2^27, one of 120.8 million keys was struck out
       // now and then in the first 8).
-      // Large batches: no strikes in the first rounds, then struck keys search one level deeper.
-      const large = run.n >= STRIKE_FREE_FROM;
-      const strikes = !large || run.rounds >= STRIKE_FREE_ROUNDS;
+      const strikes = run.n < STRIKE_FREE_FROM || run.rounds >= STRIKE_FREE_ROUNDS;
       run.rounds += 1;
       this.nextEpoch(encoder, s, run.n);
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
@@ -762,7 +760,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
             counters: s.counters,
             failed: this.failures.buffer,
           },
-          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) | (large ? 8 : 0) },
+          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
           indirect: { buffer: run.args, offset: 0 },
           timestampWrites:
             last && !plan && timestampWrites

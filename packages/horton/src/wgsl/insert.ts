@@ -256,33 +256,6 @@ fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
   { requires: [hortonFastModule], needs: ['buckets', 'spill'] },
 );
 
-/** The group eviction of the locked insert, named `name`, moving a group with `relocate`. */
-function evictSecondary(name: string, relocate: string): string {
-  return /* wgsl */ `fn ${name}(b: u32, ex_p: u32, ex_t: u32) -> u32 {
-  var seen = 0u;
-  for (var s = 0u; s < 8u; s++) {
-    if ((seen & (1u << s)) != 0u) { continue; }
-    let k = key_at(b, s);
-    if (is_reserved(k)) { continue; }
-    let p = primary_of(k);
-    if (p == b) { continue; }
-    let tg = tag_of(k);
-    var group = 0u;
-    for (var s2 = s; s2 < 8u; s2++) {
-      let k2 = key_at(b, s2);
-      if (!is_reserved(k2) && primary_of(k2) == p && tag_of(k2) == tg) { group |= 1u << s2; }
-    }
-    seen |= group;
-    if (p == ex_p && tg == ex_t) { continue; }
-    let r = ${relocate}(b, p, tg, group);
-    if (r != NONE) { return r; }
-  }
-  return NONE;
-}
-
-`;
-}
-
 /** The locked insert of one key, Horton and BCHT modes (see the README for the algorithm). */
 export const lockedInsertModule = wgslModule(
   'horton.locked-insert',
@@ -315,46 +288,27 @@ fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
 }
 
 // Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
-// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT. evict_secondary_deep moves a group
-// with relocate_group_deep.
-${evictSecondary('evict_secondary', 'relocate_group')}
-// As relocate_group, and when no other secondary bucket of the entry has room for the group, first
-// makes room in one by moving other entries' groups out of it (one level more: the search of a key
-// that found no room in an earlier round, see deep_search).
-fn relocate_group_deep(b: u32, p: u32, tg: u32, group: u32) -> u32 {
-  let r = relocate_group(b, p, tg, group);
-  if (r != NONE) { return r; }
-  let e = entry_of(rea_of(p), tg);
-  if (e == 0u || secondary_of(p, tg, e) != b) { return NONE; }
-  let need = countOneBits(group);
-  for (var i = 1u; i <= FUNCTIONS; i++) {
-    let w = secondary_of(p, tg, i);
-    if (i == e || w == b || w == p) { continue; }
-    if (!own(w)) { return RETRY_SLOT; }
-    for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
-      let f = evict_secondary(w, p, tg);
-      if (f == RETRY_SLOT) { return RETRY_SLOT; }
-      if (f == NONE) { break; }
+// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT.
+fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
+  var seen = 0u;
+  for (var s = 0u; s < 8u; s++) {
+    if ((seen & (1u << s)) != 0u) { continue; }
+    let k = key_at(b, s);
+    if (is_reserved(k)) { continue; }
+    let p = primary_of(k);
+    if (p == b) { continue; }
+    let tg = tag_of(k);
+    var group = 0u;
+    for (var s2 = s; s2 < 8u; s2++) {
+      let k2 = key_at(b, s2);
+      if (!is_reserved(k2) && primary_of(k2) == p && tag_of(k2) == tg) { group |= 1u << s2; }
     }
-    if (free_count(w) < need) { continue; }
-    var first = NONE;
-    for (var s = 0u; s < 8u; s++) {
-      if ((group & (1u << s)) == 0u) { continue; }
-      put(w, free_slot(w), key_at(b, s), value_at(b, s));
-      clear_slot(b, s);
-      if (first == NONE) { first = s; }
-    }
-    set_rea(p, with_entry(rea_of(p), tg, i));
-    return first;
+    seen |= group;
+    if (p == ex_p && tg == ex_t) { continue; }
+    let r = relocate_group(b, p, tg, group);
+    if (r != NONE) { return r; }
   }
   return NONE;
-}
-${evictSecondary('evict_secondary_deep', 'relocate_group_deep')}
-// The eviction a key's own placement uses: one level deep, two once it found no room before.
-var<private> deep_search: bool;
-fn evict_for_key(b: u32, ex_p: u32, ex_t: u32) -> u32 {
-  if (deep_search) { return evict_secondary_deep(b, ex_p, ex_t); }
-  return evict_secondary(b, ex_p, ex_t);
 }
 
 // A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: two of
@@ -454,7 +408,7 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
       let w = secondary_of(x, t, j);
       if (w == x) { continue; }
       if (!own(w)) { return RETRY; }
-      let f = evict_for_key(w, x, t);
+      let f = evict_secondary(w, x, t);
       if (f == RETRY_SLOT) { return RETRY; }
       if (f != NONE) {
         put(w, f, key, value);
@@ -478,7 +432,7 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
   let z = secondary_of(x, t, e);
   if (!own(z)) { return RETRY; }
   var f = free_slot(z);
-  if (f == NONE) { f = evict_for_key(z, x, t); }
+  if (f == NONE) { f = evict_secondary(z, x, t); }
   if (f == RETRY_SLOT) { return RETRY; }
   if (f != NONE) {
     put(z, f, key, value);
@@ -506,7 +460,7 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
     let w = secondary_of(x, t, i);
     if (!own(w)) { return RETRY; }
     for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
-      let f = evict_for_key(w, x, t);
+      let f = evict_secondary(w, x, t);
       if (f == RETRY_SLOT) { return RETRY; }
       if (f == NONE) { break; }
     }
@@ -572,7 +526,7 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
   s = free_slot(x);
   if (s == NONE) {
     // Primary keys may displace secondary ones.
-    s = evict_for_key(x, NONE, NONE);
+    s = evict_secondary(x, NONE, NONE);
     if (s == RETRY_SLOT) { return RETRY; }
   }
   if (s != NONE) {
@@ -769,7 +723,6 @@ ${entry} {
   PLAN = (params.flags & 1u) != 0u;
   let LAST = (params.flags & 2u) != 0u;
   let STRIKES = (params.flags & 4u) != 0u;
-  let DEEP = (params.flags & 8u) != 0u;
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
     let entry = queue_in[1u + j];
@@ -781,8 +734,6 @@ ${entry} {
       continue;
     }
     begin_key(j);
-    // A key that found no room in an earlier round searches one eviction level deeper.
-    deep_search = DEEP && strikes >= 1u;
     var r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
     if (r == RETRY && overflowed) { r = FULL; }
     if (PLAN) { continue; }
