@@ -11,18 +11,25 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  * compare-exchanges in global memory per key, and at load 0.9 the seven keys a bucket gets on
  * average fight over its slots one compare-exchange at a time. Here the batch is first grouped by
  * region (a run of REGION_BUCKETS buckets, by the key's primary bucket):
- *   1. count: keys per region;
- *   2. scan the counts into offsets (device-wide exclusive scan);
- *   3. scatter: (key, value, batch index) records grouped by region; reserved keys are reported;
- *   4. build: one workgroup per region loads its slots' keys into workgroup memory; each key looks
+ *   1. count: keys per region; with the plan (batches that take the table past load 0.8), per
+ *      primary bucket, and then
+ *   2. room: per bucket, its free slots less the keys the batch brings it (a byte each, kept in
+ *      the hints buffer until step 4 writes the hints), and the counts per region;
+ *   3. scan the region counts into offsets (device-wide exclusive scan);
+ *   4. scatter: (key, value, batch index, claim class) records grouped by region; reserved keys
+ *      are reported. With the plan, a key of a bucket its batch overfills gets class 0, 1 or 2 by
+ *      how many of its tag's secondary buckets have room (none, one or two, more), else 2;
+ *   5. build: one workgroup per region loads its slots' keys into workgroup memory; each key looks
  *      for itself in its primary bucket (and, in a bucket that was Type B before the batch, in its
  *      remap bucket) and claims the first free slot by compare-exchange there: two copies of one
- *      key meet at one slot, as in the fast pass. A key that finds all 8 slots taken spills. Then
- *      per bucket, the paper's conversion: a bucket that overflowed and whose slot 7 this build
- *      filled turns Type B (unless it holds a secondary key): slot 7's key spills too and slot 7
- *      becomes the remap entry array. The claimed slots go back to memory, and each bucket's free
- *      slots into a room hint (a byte per bucket);
- *   5. the spilled keys, secondary keys of Type B buckets, are placed by the spill pass
+ *      key meet at one slot, as in the fast pass. Keys claim class by class, a barrier between:
+ *      first keys whose tag an earlier key of the bucket has, then by the scatter's class. So the
+ *      keys a bucket overflows with, which find all 8 slots taken and spill, have distinct tags and
+ *      secondary buckets with room. Then per bucket, the paper's conversion: a bucket that
+ *      overflowed and whose slot 7 this build filled turns Type B (unless it holds a secondary
+ *      key): slot 7's key spills too and slot 7 becomes the remap entry array. The claimed slots
+ *      go back to memory, and each bucket's free slots into a room hint (a byte per bucket);
+ *   6. the spilled keys, secondary keys of Type B buckets, are placed by the spill pass
  *      (`spillPlaceKernel` with `hinted`): its least-loaded choice among an entry's 7 candidate
  *      buckets reads 7 hint bytes (16 MB at 2^27 slots, which the L2 cache holds) instead of 56
  *      key words, and each claim there takes one from the hint. Every primary key of the batch is
@@ -167,7 +174,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
 });
 
 /**
- * Step 4: one workgroup per region (grid-strided; the loop bounds come from \`ends\`, uniform per
+ * Step 5: one workgroup per region (grid-strided; the loop bounds come from \`ends\`, uniform per
  * workgroup, so the barriers are legal). Bindings: params (n = regions, mask = buckets - 1), slots
  * (the buckets as (key, value) pairs, plain: in this dispatch only the region's workgroup writes
  * its slots, and other workgroups read only keys that stay put), records, ends (region end
