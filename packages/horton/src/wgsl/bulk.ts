@@ -216,7 +216,8 @@ var<workgroup> slot7_index: array<u32, ${REGION_BUCKETS}>;
 // Keys of the region per (bucket, tag): a key whose tag an earlier key of its bucket has claims in
 // the first class, so the keys a bucket overflows with have distinct tags where they can (a group of
 // keys sharing an entry must fit in one secondary bucket; a CPU model of a build to 0.9 left 1% of
-// the secondary keys without room this way against 3.2% by arrival order, 0.23% with the plan too).
+// the secondary keys without room this way against 3.2% by arrival order, 0.22% with the plan too:
+// tools/gpu-check/src/horton-placement-model.ts).
 var<workgroup> tag_keys: array<atomic<u32>, ${REGION_BUCKETS * ENTRIES}>;
 
 // Stores the value of slot s of bucket x (local bucket lb): into workgroup memory when the slot was
