@@ -36,7 +36,7 @@ for (const k of keys) {
   else byBucket.set(x, [k]);
 }
 const used = new Uint8Array(buckets);
-for (const [x, list] of byBucket) used[x] = list.length > 8 ? 8 : list.length;
+for (const [x, list] of byBucket) used[x] = Math.min(list.length, 8);
 const roomAfterPrimaries = (w: number) => 8 - (used[w] as number);
 const roomyCandidates = (x: number, t: number) => {
   let c = 0;
