@@ -288,29 +288,20 @@ fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
 }
 
 // Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
-// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT. The bucket's keys, their primary
-// buckets and tags are read and hashed once (8 loads issued together, not a load per pair of
-// slots: the rounds are bound by the latency of such chains).
+// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT.
 fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
-  var kp: array<u32, 8>;
-  var kt: array<u32, 8>;
-  for (var s = 0u; s < 8u; s++) {
-    let k = key_at(b, s);
-    kp[s] = NONE;
-    kt[s] = 0u;
-    if (!is_reserved(k)) {
-      kp[s] = primary_of(k);
-      kt[s] = tag_of(k);
-    }
-  }
   var seen = 0u;
   for (var s = 0u; s < 8u; s++) {
-    let p = kp[s];
-    if ((seen & (1u << s)) != 0u || p == NONE || p == b) { continue; }
-    let tg = kt[s];
+    if ((seen & (1u << s)) != 0u) { continue; }
+    let k = key_at(b, s);
+    if (is_reserved(k)) { continue; }
+    let p = primary_of(k);
+    if (p == b) { continue; }
+    let tg = tag_of(k);
     var group = 0u;
     for (var s2 = s; s2 < 8u; s2++) {
-      if (kp[s2] == p && kt[s2] == tg) { group |= 1u << s2; }
+      let k2 = key_at(b, s2);
+      if (!is_reserved(k2) && primary_of(k2) == p && tag_of(k2) == tg) { group |= 1u << s2; }
     }
     seen |= group;
     if (p == ex_p && tg == ex_t) { continue; }
