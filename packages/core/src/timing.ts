@@ -103,3 +103,16 @@ export class GpuTimer {
     this.readBuffer?.destroy();
   }
 }
+
+/**
+ * One timing over a sequence of passes: `first` (for the first pass) writes only the beginning
+ * timestamp and `last` (for the last pass) only the end one; both undefined without timestamps.
+ */
+export function timestampEnds(timestampWrites?: GPUComputePassTimestampWrites): {
+  first?: GPUComputePassTimestampWrites;
+  last?: GPUComputePassTimestampWrites;
+} {
+  if (!timestampWrites) return {};
+  const { querySet, beginningOfPassWriteIndex, endOfPassWriteIndex } = timestampWrites;
+  return { first: { querySet, beginningOfPassWriteIndex }, last: { querySet, endOfPassWriteIndex } };
+}

@@ -1,6 +1,6 @@
 import { createRng, expectSameArrays, testGpu } from '@gpuhash/testing';
 import { describe, expect, it } from 'vitest';
-import { dispatchGrid } from '../src';
+import { dispatchGrid, timestampEnds } from '../src';
 
 describe('requestGpu', () => {
   it('returns a usable device with its limits and features described', async () => {
@@ -63,5 +63,20 @@ describe('dispatchGrid', () => {
       // No more than one partly idle row of workgroups beyond what is needed.
       expect(g.x * (g.y - 1) * wg).toBeLessThan(Math.max(inv, 1));
     }
+  });
+});
+
+describe('timestampEnds', () => {
+  it('splits one timing into a first pass that writes only the beginning and a last that writes only the end', () => {
+    const rng = createRng(29);
+    const querySet = {} as GPUQuerySet;
+    for (let t = 0; t < 100; t++) {
+      const begin = rng.below(4096);
+      const end = rng.below(4096);
+      const { first, last } = timestampEnds({ querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: end });
+      expect(first).toEqual({ querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: undefined });
+      expect(last).toEqual({ querySet, beginningOfPassWriteIndex: undefined, endOfPassWriteIndex: end });
+    }
+    expect(timestampEnds(undefined)).toEqual({});
   });
 });

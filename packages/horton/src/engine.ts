@@ -12,6 +12,7 @@ import {
   ScratchArena,
   STORAGE_USAGE,
   type StagedBatch,
+  timestampEnds,
   u32KeySpec,
 } from '@gpuhash/core';
 import { bucketCountFor, SLOTS, WORDS_PER_BUCKET } from './geometry';
@@ -193,17 +194,14 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       params: this.params(s, n),
       invocations: n,
       maxWorkgroups: TALLY_WORKGROUPS,
-      timestampWrites: timestampWrites && {
-        querySet: timestampWrites.querySet,
-        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
-      },
+      timestampWrites: timestampEnds(timestampWrites).first,
     });
     roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: q.a, queue_out: q.b, args: q.args }, invocations: 1 });
     tidyKernel.variant({ repatriate: this.settings.repatriate }).encode(this.gpu, encoder, {
       buffers: { buckets: s.buckets, queue_in: q.a, counters: s.counters },
       params: this.params(s, 0),
       indirect: { buffer: q.args, offset: 0 },
-      timestampWrites: timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex },
+      timestampWrites: timestampEnds(timestampWrites).last,
     });
   }
 
@@ -537,10 +535,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(counts, 0, 4 * regions);
     const params = this.params(s, n);
     const plan = this.size + n > PLAN_FROM_LOAD * s.bucketCount * SLOTS;
-    const first = timestampWrites && {
-      querySet: timestampWrites.querySet,
-      beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
-    };
+    const { first } = timestampEnds(timestampWrites);
     if (plan) {
       encoder.clearBuffer(bucketCounts, 0, 4 * s.bucketCount);
       const count = { keys, counts: bucketCounts };
@@ -605,10 +600,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       params: this.params(s, n),
       invocations: n,
       maxWorkgroups: TALLY_WORKGROUPS,
-      timestampWrites: timestampWrites && {
-        querySet: timestampWrites.querySet,
-        beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
-      },
+      timestampWrites: timestampEnds(timestampWrites).first,
     });
     return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args, rounds: 0 };
   }
@@ -762,10 +754,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
           },
           params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
           indirect: { buffer: run.args, offset: 0 },
-          timestampWrites:
-            last && !plan && timestampWrites
-              ? { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex }
-              : undefined,
+          timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
         });
       }
       run.queues = [qout, qin];

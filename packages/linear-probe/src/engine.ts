@@ -16,6 +16,7 @@ import {
   ScratchArena,
   type StagedApply,
   type StagedBatch,
+  timestampEnds,
   u32KeySpec,
   u64KeySpec,
 } from '@gpuhash/core';
@@ -402,11 +403,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   ): void {
     const b = this.bulkScratch(n);
     // The timing spans the first pass's start to the last pass's end.
-    const first = timestampWrites && {
-      querySet: timestampWrites.querySet,
-      beginningOfPassWriteIndex: timestampWrites.beginningOfPassWriteIndex,
-    };
-    const last = timestampWrites && { querySet: timestampWrites.querySet, endOfPassWriteIndex: timestampWrites.endOfPassWriteIndex };
+    const { first, last } = timestampEnds(timestampWrites);
     encoder.clearBuffer(b.counts, 0, b.regions * 4);
     encoder.clearBuffer(b.spill, 0, 4);
     this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: b.counts }, { timestampWrites: first });
