@@ -509,7 +509,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const regions = Math.ceil(s.bucketCount / REGION_BUCKETS);
     return {
       regions,
-      bucketCounts: this.scratch.get('bulk.bucket-counts', 4 * s.bucketCount),
+      bucketCounts: this.scratch.get('bulk.bucket-counts', 4 * Math.ceil(s.bucketCount / 4)),
       counts: this.scratch.get('bulk.counts', 4 * regions),
       cursors: this.scratch.get('bulk.cursors', 4 * regions),
       records: this.scratch.get('bulk.records', BULK_RECORD_BYTES * n),
@@ -536,23 +536,22 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const params = this.params(s, n);
     const plan = this.size + n > PLAN_FROM_LOAD * s.bucketCount * SLOTS;
     const { first } = timestampEnds(timestampWrites);
+    if (plan) encoder.clearBuffer(bucketCounts, 0, 4 * words);
+    bulkCountKernel.variant({ perBucket: plan }).encode(this.gpu, encoder, {
+      buffers: { keys, counts, ...(plan ? { bucket_counts: bucketCounts } : {}) } as never,
+      params,
+      invocations: n,
+      maxWorkgroups: 65_535,
+      timestampWrites: first,
+    });
     if (plan) {
-      encoder.clearBuffer(bucketCounts, 0, 4 * s.bucketCount);
-      const count = { keys, counts: bucketCounts };
-      bulkCountKernel
-        .variant({ perBucket: true })
-        .encode(this.gpu, encoder, { buffers: count, params, invocations: n, maxWorkgroups: 65_535, timestampWrites: first });
       // The room bytes live in the hints buffer until the build writes the hints over them.
       bulkRoomKernel.variant().encode(this.gpu, encoder, {
-        buffers: { bucket_words: s.buckets, counts: bucketCounts, room: hints, region_counts: counts },
+        buffers: { bucket_words: s.buckets, bucket_counts: bucketCounts, room: hints },
         params: this.params(s, words),
         invocations: words,
         maxWorkgroups: 65_535,
       });
-    } else {
-      bulkCountKernel
-        .variant()
-        .encode(this.gpu, encoder, { buffers: { keys, counts }, params, invocations: n, maxWorkgroups: 65_535, timestampWrites: first });
     }
     encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions);
     bulkScatterKernel.variant({ plan }).encode(this.gpu, encoder, {

@@ -12,9 +12,9 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  * average fight over its slots one compare-exchange at a time. Here the batch is first grouped by
  * region (a run of REGION_BUCKETS buckets, by the key's primary bucket):
  *   1. count: keys per region; with the plan (batches that take the table past load 0.8), per
- *      primary bucket, and then
+ *      primary bucket too (a byte each), and then
  *   2. room: per bucket, its free slots less the keys the batch brings it (a byte each, kept in
- *      the hints buffer until step 4 writes the hints), and the counts per region;
+ *      the hints buffer until step 5 writes the hints);
  *   3. scan the region counts into offsets (device-wide exclusive scan);
  *   4. scatter: (key, value, batch index, claim class) records grouped by region; reserved keys
  *      are reported. With the plan, a key of a bucket its batch overfills gets class 0, 1 or 2 by
@@ -45,13 +45,24 @@ export const BULK_RECORD_BYTES = 16;
 
 const region = `(primary_of(key) / ${REGION_BUCKETS}u)`;
 
-/** Step 1. Bindings: params (n = batch), keys, counts (atomic, cleared: one per bucket with the plan, else per region). */
+/**
+ * Step 1. Bindings: params (n = batch), keys, counts (atomic, cleared: one per region); with the
+ * plan, bucket_counts too (atomic, cleared: a byte per bucket, four a word). The bytes are 16 MB
+ * at 2^27 slots, which the L2 cache holds (a word per bucket, 64 MB, would not). A bucket that
+ * gets 256 keys or more carries into its neighbour's byte: the bytes only steer the claim
+ * classes; the region counts, which place the records, are exact.
+ */
 export const bulkCountKernel = defineKernel({
   name: 'horton.bulk.count',
   workgroupSize: WORKGROUP_SIZE,
   variant: { perBucket: false },
   params: hortonParams,
-  bindings: { params: uniform(), keys: storage('read', 'u32'), counts: storage('read_write', 'atomic<u32>') },
+  bindings: (v: { perBucket: boolean }) => ({
+    params: uniform(),
+    keys: storage('read', 'u32'),
+    counts: storage('read_write', 'atomic<u32>'),
+    ...(v.perBucket ? { bucket_counts: storage('read_write', 'atomic<u32>') } : {}),
+  }),
   source: (decls, { perBucket }) =>
     composeWgsl(
       /* wgsl */ `
@@ -59,7 +70,10 @@ ${decls}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
-    if (!is_reserved(key)) { atomicAdd(&counts[${perBucket ? 'primary_of(key)' : region}], 1u); }
+    if (is_reserved(key)) { continue; }
+    let x = primary_of(key);
+    atomicAdd(&counts[x / ${REGION_BUCKETS}u], 1u);
+    ${perBucket ? 'atomicAdd(&bucket_counts[x / 4u], 1u << (8u * (x % 4u)));' : ''}
   }
 }`,
       { modules: [gridModule, hortonHashModule] },
@@ -68,9 +82,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
 
 /**
  * Step 2, per word of 4 buckets: each one's room (its free slots less the keys the batch brings it,
- * clamped to -128..127 and stored plus 128 in a byte of \`room\`), and the counts summed into their
- * region's. Bindings: params (n = words, mask = buckets - 1), bucket_words (the buckets as 16-byte
- * words, read), counts (per bucket), room (out), region_counts (atomic, cleared).
+ * clamped to -128..127 and stored plus 128 in a byte of \`room\`). Bindings: params (n = words,
+ * mask = buckets - 1), bucket_words (the buckets as 16-byte words, read), bucket_counts (step 1's
+ * bytes), room (out).
  */
 export const bulkRoomKernel = defineKernel({
   name: 'horton.bulk.room',
@@ -79,9 +93,8 @@ export const bulkRoomKernel = defineKernel({
   bindings: {
     params: uniform(),
     bucket_words: storage('read', 'vec4<u32>'),
-    counts: storage('read', 'u32'),
+    bucket_counts: storage('read', 'u32'),
     room: storage('read_write', 'u32'),
-    region_counts: storage('read_write', 'atomic<u32>'),
   },
   source: (decls) =>
     composeWgsl(
@@ -89,8 +102,8 @@ export const bulkRoomKernel = defineKernel({
 ${decls}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('w', 'params.n', WORKGROUP_SIZE)} {
+    let counts = bucket_counts[w];
     var packed = 0u;
-    var sum = 0u;
     for (var j = 0u; j < 4u; j++) {
       let b = 4u * w + j;
       var r = 0;
@@ -100,14 +113,11 @@ ${entryPoint(WORKGROUP_SIZE)} {
           let kv = bucket_words[4u * b + q];
           free += select(0, 1, kv.x == EMPTY) + select(0, 1, kv.z == EMPTY);
         }
-        let c = counts[b];
-        sum += c;
-        r = clamp(free - i32(min(c, 255u)), -128, 127);
+        r = clamp(free - i32((counts >> (8u * j)) & 0xffu), -128, 127);
       }
       packed |= u32(r + 128) << (8u * j);
     }
     room[w] = packed;
-    if (sum != 0u) { atomicAdd(&region_counts[w / ${REGION_BUCKETS / 4}u], sum); }
   }
 }`,
       { modules: [gridModule, hortonHashModule] },
