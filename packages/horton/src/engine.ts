@@ -22,7 +22,7 @@ import { BULK_RECORD_BYTES, bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bu
 import { bchtEraseKernel, eraseKernel, tidyKernel } from './wgsl/erase';
 import { countingFindKernel, findKernel, retrieveKernel, statsKernel } from './wgsl/find';
 import { fastInsertKernel, insertRoundKernel, roundArgsKernel } from './wgsl/insert';
-import type { HortonParamValues } from './wgsl/params';
+import { type HortonParamValues, WORKGROUP_SIZE } from './wgsl/params';
 import { bchtSecondKernel, spillPlaceKernel, spillSlotKernel } from './wgsl/spill';
 
 /**
@@ -563,7 +563,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     bulkBuildKernel.variant({ assign }).encode(this.gpu, encoder, {
       buffers: { slots: s.buckets, records, ends: cursors, queue_out: q.a, counters: s.counters, hints },
       params: this.params(s, regions),
-      invocations: regions * 256,
+      // One workgroup per region.
+      invocations: regions * WORKGROUP_SIZE,
       maxWorkgroups: 65_535,
     });
     return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args, rounds: 0, hints };
