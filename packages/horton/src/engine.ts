@@ -720,6 +720,54 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     return { ms, gpuMs, queued };
   }
 
+  /**
+   * One submission of a whole insert batch with a GPU timestamp pair around the first pass, the
+   * spill passes and every round, and the keys queued before each round: where the rounds'
+   * time goes, round by round.
+   */
+  async profileRounds(
+    keys: GPUBuffer,
+    values: GPUBuffer,
+    n: number,
+    prelude?: (encoder: GPUCommandEncoder) => void,
+  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }> }> {
+    const timer = this.gpu.createTimer(INSERT_ROUNDS + 2);
+    const queued = this.gpu.pool.acquire(4 * (INSERT_ROUNDS + 2), BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'horton.trace');
+    const encoder = this.gpu.device.createCommandEncoder();
+    prelude?.(encoder);
+    this.failures.encodeReset(encoder, n);
+    const mark = (label: string, stage: () => void): void => {
+      const slot = timer.slot(label);
+      if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } }).end();
+      stage();
+      if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
+    };
+    let run: InsertRun | undefined;
+    mark('first', () => {
+      run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
+    });
+    const r = run as InsertRun;
+    encoder.copyBufferToBuffer(r.queues[0], 0, queued, 0, 4);
+    mark('spill', () => this.encodeSpillPasses(encoder, r));
+    for (let k = 0; k < INSERT_ROUNDS; k++) {
+      encoder.copyBufferToBuffer(r.queues[0], 0, queued, 4 * (k + 1), 4);
+      mark(`round ${k + 1}`, () => this.encodeRounds(encoder, r, 1, k === INSERT_ROUNDS - 1));
+    }
+    encoder.copyBufferToBuffer(r.queues[0], 0, queued, 4 * (INSERT_ROUNDS + 1), 4);
+    timer.resolve(encoder);
+    await this.gpu.finish();
+    this.gpu.submit([encoder.finish()]);
+    timer.submitted();
+    const passes = (await timer.read()).passes;
+    timer.destroy();
+    const q = new Uint32Array(await this.gpu.readBytes(queued, 0, 4 * (INSERT_ROUNDS + 2)));
+    this.gpu.pool.release(queued);
+    await this.refresh();
+    // Stage k's queued count is the queue it starts from (the first pass: the batch).
+    const stages = passes.map((p, k) => ({ stage: p.label, gpuMs: p.ms, queued: k === 0 ? n : (q[k - 1] as number) }));
+    return { stages };
+  }
+
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */
   private encodeRounds(
     encoder: GPUCommandEncoder,

@@ -30,6 +30,12 @@ const dk = gpu.upload(keys);
 type Profiled = {
   refresh(): Promise<{ count: number; failed: Uint32Array; contended: Uint32Array }>;
   profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
+  profileRounds(
+    k: GPUBuffer,
+    v: GPUBuffer,
+    n: number,
+    prelude?: (e: GPUCommandEncoder) => void,
+  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }> }>;
   profileCut(
     k: GPUBuffer,
     v: GPUBuffer,
@@ -43,6 +49,8 @@ type Profiled = {
 // BUILDS=k: k device-side builds per load instead of the profile, each checked: the keys reported
 // failed, and the keys a find misses (which must be exactly those).
 const builds = Number(process.env.BUILDS ?? 0);
+// TRACE=k: k whole builds per load in one submission each, GPU time and queued keys round by round.
+const traces = Number(process.env.TRACE ?? 0);
 
 for (const mode of modes) {
   const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
@@ -72,7 +80,23 @@ for (const mode of modes) {
     found.destroy();
     values.destroy();
   }
-  for (const load of builds > 0 ? [] : loads) {
+  for (const load of traces > 0 ? loads : []) {
+    const n = Math.floor(load * capacity);
+    for (let b = 0; b < traces; b++) {
+      await table.clear();
+      const { stages } = await engine.profileRounds(dk.buffer, dk.buffer, n, warm);
+      const total = stages.reduce((s, x) => s + x.gpuMs, 0);
+      // Rounds with nothing queued are summed into one entry.
+      const idle = stages.filter((x) => x.stage.startsWith('round') && x.queued === 0);
+      const shown = stages.filter((x) => !(x.stage.startsWith('round') && x.queued === 0));
+      console.log(
+        `${mode} 2^${log2} load ${load} trace ${b}: total ${total.toFixed(2)} ms, size ${table.size} of ${n}; ${shown
+          .map((x) => `${x.stage} ${x.gpuMs.toFixed(3)} ms (${x.queued} in)`)
+          .join('; ')}; ${idle.length} empty rounds ${idle.reduce((s, x) => s + x.gpuMs, 0).toFixed(3)} ms`,
+      );
+    }
+  }
+  for (const load of builds > 0 || traces > 0 ? [] : loads) {
     const n = Math.floor(load * capacity);
     await table.clear();
     const stages = await engine.profileInsert(dk.buffer, dk.buffer, n);
