@@ -738,9 +738,13 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     this.failures.encodeReset(encoder, n);
     const mark = (label: string, stage: () => void): void => {
       const slot = timer.slot(label);
-      if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } }).end();
+      if (slot)
+        encoder
+          .beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } })
+          .end();
       stage();
-      if (slot) encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
+      if (slot)
+        encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
     };
     let run: InsertRun | undefined;
     mark('first', () => {
