@@ -9,6 +9,7 @@
 import { requestGpu } from '@gpuhash/core';
 import { type HortonMode, HortonTable } from '@gpuhash/horton';
 import { fmix32 } from '@gpuhash/kernels';
+import { ENTRIES, ENTRY_BITS, FUNCTIONS, primaryBucket, secondaryBucket, tagOf } from '../../../packages/horton/src/geometry';
 import { clockWarmup } from './clock-warmup';
 
 const gpu = await requestGpu({ allowSoftware: true });
@@ -52,6 +53,42 @@ const builds = Number(process.env.BUILDS ?? 0);
 // TRACE=k: k whole builds per load in one submission each, GPU time and queued keys round by round.
 const traces = Number(process.env.TRACE ?? 0);
 
+const REMAP = 0xfffffffe;
+const EMPTY = 0xffffffff;
+/** DIAG=1 (with BUILDS): each key a build left unplaced, its primary bucket and its candidates. */
+async function diagnose(table: HortonTable, failed: Uint32Array, n: number): Promise<void> {
+  const store = (table as unknown as { engine: { store: { buckets: GPUBuffer; bucketCount: number; seed: number } } }).engine.store;
+  const words = new Uint32Array(await gpu.readBytes(store.buckets, 0, store.bucketCount * 64));
+  const mask = store.bucketCount - 1;
+  const seed = store.seed;
+  const at = (b: number, s: number) => words[16 * b + 2 * s] as number;
+  const isB = (b: number) => at(b, 7) === REMAP;
+  const room = (b: number) => [0, 1, 2, 3, 4, 5, 6, 7].filter((s) => at(b, s) === EMPTY).length;
+  const entryOf = (b: number, t: number) => (isB(b) ? ((words[16 * b + 15] as number) >>> (ENTRY_BITS * t)) & ((1 << ENTRY_BITS) - 1) : 0);
+  const describe = (b: number) => {
+    const slots = [0, 1, 2, 3, 4, 5, 6, 7].map((s) => {
+      const k = at(b, s);
+      if (k === EMPTY) return '_';
+      if (k === REMAP) return 'R';
+      const p = primaryBucket(k, mask, seed);
+      return p === b ? `P${tagOf(k, seed)}` : `S(${p % 100000}:${tagOf(k, seed)})`;
+    });
+    return `${b}${isB(b) ? 'B' : 'A'}[${slots.join(' ')}] room ${room(b)}`;
+  };
+  for (const i of failed.slice(0, 4)) {
+    const k = (i < n ? keys[i] : 0) as number;
+    const x = primaryBucket(k, mask, seed);
+    const t = tagOf(k, seed);
+    const e = entryOf(x, t);
+    console.log(`  key #${i} ${k}: x ${describe(x)}, tag ${t}, entry ${e}${e ? `, z ${describe(secondaryBucket(x, t, e, mask))}` : ''}`);
+    const cands = [];
+    for (let f = 1; f <= FUNCTIONS; f++) cands.push(`${f}: ${describe(secondaryBucket(x, t, f, mask))}`);
+    console.log(`    candidates ${cands.join('; ')}`);
+    const rea = isB(x) ? [...Array(ENTRIES).keys()].map((u) => entryOf(x, u)).join('') : '-';
+    console.log(`    x entries ${rea}`);
+  }
+}
+
 for (const mode of modes) {
   const table = await HortonTable.create(gpu, { capacity, growth: false, mode });
   table.reserveBatch(nMax);
@@ -73,6 +110,7 @@ for (const mode of modes) {
       const failed = new Set(report.failed);
       let missingNotReported = 0;
       for (let i = 0; i < n; i++) if (f[i] === 0 && !failed.has(i)) missingNotReported++;
+      if (process.env.DIAG && report.failed.length > 0) await diagnose(table, report.failed, n);
       console.log(
         `${mode} 2^${log2} load ${load} build ${b}: size ${table.size} of ${n}; reported failed ${report.count} (contended ${report.contended.length}); find misses ${missing}, of which not reported ${missingNotReported}`,
       );
