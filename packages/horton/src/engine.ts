@@ -730,8 +730,13 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     values: GPUBuffer,
     n: number,
     prelude?: (encoder: GPUCommandEncoder) => void,
-  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }> }> {
+  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }>; samples: Uint32Array[] }> {
     const timer = this.gpu.createTimer(INSERT_ROUNDS + 2);
+    // The first SAMPLE entries of the queue before each of the first SAMPLED rounds (batch
+    // indices, strikes in the top two bits).
+    const SAMPLE = 65536;
+    const SAMPLED = 8;
+    const sampled = this.gpu.pool.acquire(4 * SAMPLE * SAMPLED, BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'horton.trace.sample');
     const queued = this.gpu.pool.acquire(4 * (INSERT_ROUNDS + 2), BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'horton.trace');
     const encoder = this.gpu.device.createCommandEncoder();
     prelude?.(encoder);
@@ -755,6 +760,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     mark('spill', () => this.encodeSpillPasses(encoder, r));
     for (let k = 0; k < INSERT_ROUNDS; k++) {
       encoder.copyBufferToBuffer(r.queues[0], 0, queued, 4 * (k + 1), 4);
+      if (k < SAMPLED) encoder.copyBufferToBuffer(r.queues[0], 4, sampled, 4 * SAMPLE * k, 4 * Math.min(SAMPLE, n));
       mark(`round ${k + 1}`, () => this.encodeRounds(encoder, r, 1, k === INSERT_ROUNDS - 1));
     }
     encoder.copyBufferToBuffer(r.queues[0], 0, queued, 4 * (INSERT_ROUNDS + 1), 4);
@@ -766,10 +772,15 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     timer.destroy();
     const q = new Uint32Array(await this.gpu.readBytes(queued, 0, 4 * (INSERT_ROUNDS + 2)));
     this.gpu.pool.release(queued);
+    const all = new Uint32Array(await this.gpu.readBytes(sampled, 0, 4 * SAMPLE * SAMPLED));
+    this.gpu.pool.release(sampled);
+    const samples = [...Array(SAMPLED).keys()].map((k) =>
+      all.slice(SAMPLE * k, SAMPLE * k + Math.min(SAMPLE, q[k + 1] as number)).map((e) => e & 0x3fffffff),
+    );
     await this.refresh();
     // Stage k's queued count is the queue it starts from (the first pass: the batch).
     const stages = passes.map((p, k) => ({ stage: p.label, gpuMs: p.ms, queued: k === 0 ? n : (q[k - 1] as number) }));
-    return { stages };
+    return { stages, samples };
   }
 
   /** `rounds` locked rounds (each: grid, planning pass, executing pass); `final`: the last reports what is still contended. */

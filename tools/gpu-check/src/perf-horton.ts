@@ -9,7 +9,15 @@
 import { requestGpu } from '@gpuhash/core';
 import { type HortonMode, HortonTable } from '@gpuhash/horton';
 import { fmix32 } from '@gpuhash/kernels';
-import { ENTRIES, ENTRY_BITS, FUNCTIONS, primaryBucket, secondaryBucket, tagOf } from '../../../packages/horton/src/geometry';
+import {
+  bucketCountFor,
+  ENTRIES,
+  ENTRY_BITS,
+  FUNCTIONS,
+  primaryBucket,
+  secondaryBucket,
+  tagOf,
+} from '../../../packages/horton/src/geometry';
 import { clockWarmup } from './clock-warmup';
 
 const gpu = await requestGpu({ allowSoftware: true });
@@ -29,6 +37,7 @@ for (let j = 0, i = 0; i < nMax; j++) {
 const dk = gpu.upload(keys);
 
 type Profiled = {
+  readonly seed: number;
   refresh(): Promise<{ count: number; failed: Uint32Array; contended: Uint32Array }>;
   profileInsert(k: GPUBuffer, v: GPUBuffer, n: number): Promise<Array<{ stage: string; ms: number; queued: number }>>;
   profileRounds(
@@ -36,7 +45,7 @@ type Profiled = {
     v: GPUBuffer,
     n: number,
     prelude?: (e: GPUCommandEncoder) => void,
-  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }> }>;
+  ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }>; samples: Uint32Array[] }>;
   profileCut(
     k: GPUBuffer,
     v: GPUBuffer,
@@ -122,7 +131,16 @@ for (const mode of modes) {
     const n = Math.floor(load * capacity);
     for (let b = 0; b < traces; b++) {
       await table.clear();
-      const { stages } = await engine.profileRounds(dk.buffer, dk.buffer, n, warm);
+      const { stages, samples } = await engine.profileRounds(dk.buffer, dk.buffer, n, warm);
+      // How many distinct primary buckets the queued keys have (the first 65536 of each round's
+      // queue): keys of one primary bucket each need to own it, one per round.
+      const mask = bucketCountFor(capacity) - 1;
+      const distinct = samples.map(
+        (sample) => `${new Set(Array.from(sample, (i) => primaryBucket(keys[i] as number, mask, engine.seed))).size}/${sample.length}`,
+      );
+      console.log(
+        `${mode} 2^${log2} load ${load} trace ${b}: distinct primary buckets of the queued keys, rounds 1-8: ${distinct.join(' ')}`,
+      );
       const total = stages.reduce((s, x) => s + x.gpuMs, 0);
       // Rounds with nothing queued are summed into one entry.
       const idle = stages.filter((x) => x.stage.startsWith('round') && x.queued === 0);
