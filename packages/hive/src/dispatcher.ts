@@ -1,7 +1,17 @@
 import { type BindingsLayout, type DefinedKernel, type EncodeOptions, encodeExclusiveScan, type Gpu } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
-import { bulkBuildKernel, bulkCountKernel, bulkRoomKernel, bulkScatterKernel, REGION_BUCKETS, ROOM_BINS, roomWords } from './wgsl/bulk';
+import {
+  bulkBuildKernel,
+  bulkCountKernel,
+  bulkRoomKernel,
+  bulkScatterKernel,
+  LOCAL_CHUNK,
+  LOCAL_REGIONS,
+  REGION_BUCKETS,
+  ROOM_BINS,
+  roomWords,
+} from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
 import { homePassKernel } from './wgsl/home-pass';
@@ -212,7 +222,8 @@ export class Dispatcher {
    * the count is per bucket and the room pass turns it into the buckets' room (and its histogram)
    * and the regions' counts. Leaves the records grouped by region in `scratch.records` (with the
    * plan, each with its second bucket's room byte), each region's end offset in `scratch.cursors`,
-   * and the reserved keys in the spill (which it expects cleared).
+   * and the reserved keys in the spill (which it expects cleared). \`local\`: the partition in
+   * workgroup memory first (the default for tables of up to LOCAL_REGIONS regions).
    */
   encodePartition(
     encoder: GPUCommandEncoder,
@@ -220,9 +231,16 @@ export class Dispatcher {
     scratch: BulkScratch,
     plan: boolean,
     first?: GPUComputePassTimestampWrites,
+    // Small tables count and scatter in workgroup memory first (bulk.ts, LOCAL_REGIONS): a
+    // workgroup per chunk of LOCAL_CHUNK keys.
+    local = scratch.regions <= LOCAL_REGIONS,
   ): void {
+    if (local && scratch.regions > LOCAL_REGIONS)
+      throw new RangeError(`encodePartition: ${scratch.regions} regions, more than a local partition holds`);
     const { n, keys, values } = b;
     const words = roomWords(scratch.regions);
+    const fields = { n, aux0: local ? scratch.regions : 0 };
+    const maxWorkgroups = local ? Math.max(1, Math.ceil(n / LOCAL_CHUNK)) : undefined;
     encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
     if (plan) {
       encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
@@ -232,11 +250,12 @@ export class Dispatcher {
       const room = { masks: this.storage.meta, counts: scratch.bucketCounts, room: scratch.room, region_counts: scratch.counts };
       this.dispatch(encoder, bulkRoomKernel.variant(), words, room, { n: words, aux0: this.buckets });
     } else {
-      this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: scratch.counts }, { n }, { timestampWrites: first });
+      const count = bulkCountKernel.variant({ local });
+      this.dispatch(encoder, count, n, { keys, counts: scratch.counts }, fields, { timestampWrites: first, maxWorkgroups });
     }
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, scratch.regions);
     const scatter = { keys, values, cursors: scratch.cursors, records: scratch.records, spill: scratch.spill, room: scratch.room };
-    this.dispatch(encoder, bulkScatterKernel.variant(), n, scatter, { n, aux1: plan ? 1 : 0 });
+    this.dispatch(encoder, bulkScatterKernel.variant({ local }), n, scatter, { ...fields, aux1: plan ? 1 : 0 }, { maxWorkgroups });
   }
 
   /**

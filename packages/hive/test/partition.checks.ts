@@ -3,7 +3,7 @@ import { defineChecks } from '@gpuhash/testing';
 import { candidateBuckets, HiveTable, splitPointerFor } from '../src';
 import type { Dispatcher } from '../src/dispatcher';
 import type { BulkScratch, HiveStorage } from '../src/storage';
-import { PLAN_MARGIN, REGION_BUCKETS, ROOM_BINS } from '../src/wgsl/bulk';
+import { LOCAL_REGIONS, PLAN_MARGIN, REGION_BUCKETS, ROOM_BINS } from '../src/wgsl/bulk';
 import { universe } from './keys';
 import { expect } from './table.checks';
 
@@ -19,16 +19,20 @@ function internals(table: HiveTable): { d: Dispatcher; storage: HiveStorage } {
  * and are its keys, every non-reserved batch entry is one record (key, value, batch index, and
  * with the plan its second bucket's room byte), the spill holds exactly the reserved entries; with
  * the plan, every bucket's room byte is its free slots less its keys in the batch, and the
- * histogram of room bins counts them.
+ * histogram of room bins counts them. Both ways of counting: per key with global atomics, and in
+ * workgroup memory first (tables of up to LOCAL_REGIONS regions).
  */
 export const partitionChecks = defineChecks('hive/partition', [
   {
     name: 'the partition by region groups every batch entry under its first bucket, reserved ones in the spill',
     async run({ gpu, rng, scale }) {
-      for (const [buckets, plan] of [
-        [40 + rng.below(200), true],
-        [1024 * REGION_BUCKETS + 37, true],
-        [40 + rng.below(200), false],
+      for (const [buckets, plan, local] of [
+        [40 + rng.below(200), true, true],
+        [1024 * REGION_BUCKETS + 37, true, true],
+        [40 + rng.below(200), false, true],
+        [(LOCAL_REGIONS - 1) * REGION_BUCKETS + 1 + rng.below(REGION_BUCKETS), false, true],
+        [40 + rng.below(200), true, false],
+        [40 + rng.below(200), false, false],
       ] as const) {
         const table = await HiveTable.create(gpu, { capacity: buckets * 32, growth: false, bulkInsert: 'always' });
         const regions = Math.ceil(table.buckets / REGION_BUCKETS);
@@ -55,14 +59,14 @@ export const partitionChecks = defineChecks('hive/partition', [
         const dv = gpu.upload(values);
         const encoder = gpu.device.createCommandEncoder();
         encoder.clearBuffer(scratch.spill, 0, 4);
-        d.encodePartition(encoder, { keys: dk.buffer, values: dv.buffer, n, mode: 0 }, scratch, plan);
+        d.encodePartition(encoder, { keys: dk.buffer, values: dv.buffer, n, mode: 0 }, scratch, plan, undefined, local);
         gpu.submit([encoder.finish()]);
         const ends = new Uint32Array(await gpu.readBytes(scratch.cursors, 0, regions * 4));
         const room = new Uint8Array(await gpu.readBytes(scratch.room, 0, regions * REGION_BUCKETS));
         const histogram = new Uint32Array(await gpu.readBytes(scratch.room, regions * REGION_BUCKETS, ROOM_BINS * 4));
         const records = new Uint32Array(await gpu.readBytes(scratch.records, 0, n * 16));
         const spill = new Uint32Array(await gpu.readBytes(scratch.spill, 0, (n + 1) * 4));
-        const what = `${table.buckets} buckets, ${n} keys, ${plan ? 'with' : 'without'} the plan`;
+        const what = `${table.buckets} buckets, ${n} keys, ${plan ? 'with' : 'without'} the plan, ${local ? 'local' : 'global'} counts`;
         const total = n - reserved.size;
         expect(ends[regions - 1] === total, `${what}: the last region ends at ${ends[regions - 1]}, not ${total}`);
         const p = splitPointerFor(table.buckets);
