@@ -6,8 +6,9 @@ import {
   bulkCountKernel,
   bulkRoomKernel,
   bulkScatterKernel,
-  LOCAL_CHUNK,
+  LOCAL_COUNT_CHUNK,
   LOCAL_REGIONS,
+  LOCAL_SCATTER_CHUNK,
   REGION_BUCKETS,
   ROOM_BINS,
   roomWords,
@@ -232,7 +233,7 @@ export class Dispatcher {
     plan: boolean,
     first?: GPUComputePassTimestampWrites,
     // Small tables count and scatter in workgroup memory first (bulk.ts, LOCAL_REGIONS): a
-    // workgroup per chunk of LOCAL_CHUNK keys.
+    // workgroup per chunk of keys.
     local = scratch.regions <= LOCAL_REGIONS,
   ): void {
     if (local && scratch.regions > LOCAL_REGIONS)
@@ -240,7 +241,7 @@ export class Dispatcher {
     const { n, keys, values } = b;
     const words = roomWords(scratch.regions);
     const fields = { n, aux0: local ? scratch.regions : 0 };
-    const maxWorkgroups = local ? Math.max(1, Math.ceil(n / LOCAL_CHUNK)) : undefined;
+    const chunks = (chunk: number) => (local ? Math.max(1, Math.ceil(n / chunk)) : undefined);
     encoder.clearBuffer(scratch.counts, 0, scratch.regions * 4);
     if (plan) {
       encoder.clearBuffer(scratch.bucketCounts, 0, scratch.regions * REGION_BUCKETS * 4);
@@ -251,11 +252,21 @@ export class Dispatcher {
       this.dispatch(encoder, bulkRoomKernel.variant(), words, room, { n: words, aux0: this.buckets });
     } else {
       const count = bulkCountKernel.variant({ local });
-      this.dispatch(encoder, count, n, { keys, counts: scratch.counts }, fields, { timestampWrites: first, maxWorkgroups });
+      this.dispatch(encoder, count, n, { keys, counts: scratch.counts }, fields, {
+        timestampWrites: first,
+        maxWorkgroups: chunks(LOCAL_COUNT_CHUNK),
+      });
     }
     encodeExclusiveScan(this.gpu, encoder, scratch.counts, scratch.cursors, scratch.regions);
     const scatter = { keys, values, cursors: scratch.cursors, records: scratch.records, spill: scratch.spill, room: scratch.room };
-    this.dispatch(encoder, bulkScatterKernel.variant({ local }), n, scatter, { ...fields, aux1: plan ? 1 : 0 }, { maxWorkgroups });
+    this.dispatch(
+      encoder,
+      bulkScatterKernel.variant({ local }),
+      n,
+      scatter,
+      { ...fields, aux1: plan ? 1 : 0 },
+      { maxWorkgroups: chunks(LOCAL_SCATTER_CHUNK) },
+    );
   }
 
   /**

@@ -68,19 +68,27 @@ const region = `(hv_b1(key) / ${REGION_BUCKETS}u)`;
 
 /**
  * Partitions of at most this many regions (tables of up to 2^22 slots) count and scatter in
- * workgroup memory first (8 KB of counters): a workgroup takes LOCAL_CHUNK keys at a time and adds
+ * workgroup memory first (16 KB of counters): a workgroup takes LOCAL_CHUNK keys at a time and adds
  * each region's total to the global counter once. In a small table every key's global atomic lands
- * on one of a few hundred counters, a few cache lines, and those atomics queue one behind the other
- * (at 2^20 slots, 512 regions, the count and scatter passes took 0.05 and 0.07 ms on an H100
- * whatever the batch, about what the 65,536 regions of 2^27 slots cost).
+ * on one of a few thousand counters, a few cache lines, and those atomics queue one behind the
+ * other (at 2^20 slots, 1024 regions, the count and scatter passes took 0.05 and 0.07 ms on an
+ * H100, about what the 131,072 regions of 2^27 slots cost).
  */
-export const LOCAL_REGIONS = 2048;
-/** Keys per lane of a workgroup's chunk in the local partition, and the chunk. */
-const LOCAL_PER_LANE = 32;
-export const LOCAL_CHUNK = WORKGROUP_SIZE * LOCAL_PER_LANE;
+export const LOCAL_REGIONS = 4096;
+/**
+ * Keys per lane of a workgroup's chunk in the local partition, and the chunks: large for the
+ * count (fewer totals to add), small for the scatter, whose workgroups hold a rank per key and wait
+ * on each region's offset (on an H100, builds of 2^20 and 2^22 slots were fastest with 8 keys a
+ * lane for the scatter, against 16 and 32; the count passes were fastest with 32).
+ */
+const LOCAL_COUNT_PER_LANE = 32;
+const LOCAL_SCATTER_PER_LANE = 8;
+export const LOCAL_COUNT_CHUNK = WORKGROUP_SIZE * LOCAL_COUNT_PER_LANE;
+export const LOCAL_SCATTER_CHUNK = WORKGROUP_SIZE * LOCAL_SCATTER_PER_LANE;
 
 /** The local partition's chunk loop: uniform per workgroup (barriers inside are legal). */
-const localChunks = `for (var base = grid_workgroup(wid, nwg) * ${LOCAL_CHUNK}u; base < params.n; base += nwg.x * nwg.y * ${LOCAL_CHUNK}u)`;
+const localChunks = (chunk: number) =>
+  `for (var base = grid_workgroup(wid, nwg) * ${chunk}u; base < params.n; base += nwg.x * nwg.y * ${chunk}u)`;
 
 /** Words of room bytes for a partition of \`regions\` regions; the room histogram's ROOM_BINS words follow them. */
 export function roomWords(regions: number): number {
@@ -116,8 +124,8 @@ ${entryPoint(WORKGROUP_SIZE)} {
   let regions = params.aux0;
   for (var r = lid; r < regions; r += ${WORKGROUP_SIZE}u) { atomicStore(&wg_counts[r], 0u); }
   workgroupBarrier();
-  ${localChunks} {
-    for (var k = 0u; k < ${LOCAL_PER_LANE}u; k++) {
+  ${localChunks(LOCAL_COUNT_CHUNK)} {
+    for (var k = 0u; k < ${LOCAL_COUNT_PER_LANE}u; k++) {
       let i = base + k * ${WORKGROUP_SIZE}u + lid;
       if (i >= params.n) { break; }
       let key = keys[i];
@@ -238,11 +246,11 @@ var<workgroup> wg_counts: array<atomic<u32>, ${LOCAL_REGIONS}>;
 ${entryPoint(WORKGROUP_SIZE)} {
   let plan = params.aux1 != 0u;
   let regions = params.aux0;
-  ${localChunks} {
+  ${localChunks(LOCAL_SCATTER_CHUNK)} {
     for (var r = lid; r < regions; r += ${WORKGROUP_SIZE}u) { atomicStore(&wg_counts[r], 0u); }
     workgroupBarrier();
-    var rank: array<u32, ${LOCAL_PER_LANE}>;
-    for (var k = 0u; k < ${LOCAL_PER_LANE}u; k++) {
+    var rank: array<u32, ${LOCAL_SCATTER_PER_LANE}>;
+    for (var k = 0u; k < ${LOCAL_SCATTER_PER_LANE}u; k++) {
       rank[k] = 0xffffffffu;
       let i = base + k * ${WORKGROUP_SIZE}u + lid;
       if (i >= params.n) { continue; }
@@ -257,7 +265,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
       if (c != 0u) { atomicStore(&wg_counts[r], atomicAdd(&cursors[r], c)); }
     }
     workgroupBarrier();
-    for (var k = 0u; k < ${LOCAL_PER_LANE}u; k++) {
+    for (var k = 0u; k < ${LOCAL_SCATTER_PER_LANE}u; k++) {
       if (rank[k] == 0xffffffffu) { continue; }
       let i = base + k * ${WORKGROUP_SIZE}u + lid;
       let key = keys[i];
