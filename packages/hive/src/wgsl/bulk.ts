@@ -283,7 +283,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
       hv_spill(i);
       continue;
     }
-    records[atomicAdd(&cursors[${region}], 1u)] = hv_record(key, i, plan);
+    // The record (its room byte read) before the cursor's atomic, as the two round trips overlap.
+    let record = hv_record(key, i, plan);
+    records[atomicAdd(&cursors[${region}], 1u)] = record;
   }
 }`
 }`,
