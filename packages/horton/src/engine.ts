@@ -793,6 +793,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   ): void {
     const { s, keys, values } = run;
     const mode = this.settings.mode;
+    // A bit per queue position: its key's planning pass found no room (insert.ts).
+    const planned = this.scratch.get('round.planned', 4 * Math.ceil((run.n + 1) / 32));
     for (let r = 0; r < rounds; r++) {
       const [qin, qout] = run.queues;
       const last = final && r === rounds - 1;
@@ -814,6 +816,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
             queue_out: qout,
             counters: s.counters,
             failed: this.failures.buffer,
+            planned,
           },
           params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
           indirect: { buffer: run.args, offset: 0 },

@@ -291,10 +291,11 @@ fn relocate_group(b: u32, p: u32, tg: u32, group: u32) -> u32 {
   return first;
 }
 
-// Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
-// entry (ex_p, ex_t)). The freed slot, NONE, or RETRY_SLOT.
-fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
-  var seen = 0u;
+// Moves out of owned bucket b one group of secondary keys that shares an entry (never the group of
+// entry (ex_p, ex_t), nor one with a slot in skip). The group's slot mask, 0 (none can move), or
+// RETRY_SLOT.
+fn evict_group(b: u32, ex_p: u32, ex_t: u32, skip: u32) -> u32 {
+  var seen = skip;
   for (var s = 0u; s < 8u; s++) {
     if ((seen & (1u << s)) != 0u) { continue; }
     let k = key_at(b, s);
@@ -310,9 +311,19 @@ fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
     seen |= group;
     if (p == ex_p && tg == ex_t) { continue; }
     let r = relocate_group(b, p, tg, group);
-    if (r != NONE) { return r; }
+    if (r == RETRY_SLOT) { return RETRY_SLOT; }
+    if (r != NONE) { return group; }
   }
-  return NONE;
+  return 0u;
+}
+
+// Frees a slot of owned bucket b by moving out a group of secondary keys (never the group of
+// entry (ex_p, ex_t)). The freed slot (the group's first), NONE, or RETRY_SLOT.
+fn evict_secondary(b: u32, ex_p: u32, ex_t: u32) -> u32 {
+  let g = evict_group(b, ex_p, ex_t, 0u);
+  if (g == RETRY_SLOT) { return RETRY_SLOT; }
+  if (g == 0u) { return NONE; }
+  return countTrailingZeros(g);
 }
 
 // A Type A bucket x that is full and whose secondary keys cannot move out becomes Type B: two of
@@ -385,8 +396,12 @@ fn convert(x: u32, key: u32, value: u32) -> u32 {
 
 // FULL for a key of entry (x, t) of owned x; an entry no key uses (group 0: set by a spill pass
 // whose claim then lost its slot) is cleared on the way, so lookups do not follow it.
+var<private> clears_entry: bool;
 fn unused_full(x: u32, t: u32, group: u32) -> u32 {
-  if (group == 0u) { set_rea(x, with_entry(rea_of(x), t, 0u)); }
+  if (group == 0u) {
+    set_rea(x, with_entry(rea_of(x), t, 0u));
+    clears_entry = true;
+  }
   return FULL;
 }
 
@@ -463,12 +478,18 @@ fn place_secondary(x: u32, t: u32, key: u32, value: u32) -> u32 {
     if (i == 0u) { return unused_full(x, t, group); }
     let w = secondary_of(x, t, i);
     if (!own(w)) { return RETRY; }
-    for (var tries = 0u; tries < 8u && free_count(w) < need; tries++) {
-      let f = evict_secondary(w, x, t);
-      if (f == RETRY_SLOT) { return RETRY; }
-      if (f == NONE) { break; }
+    // The planning pass writes nothing, so it counts the groups it would move as moved (and
+    // skips them): it reserves what the executing pass needs, and its answer is the same.
+    var room = free_count(w);
+    var gone = 0u;
+    for (var tries = 0u; tries < 8u && room < need; tries++) {
+      let g = evict_group(w, x, t, gone);
+      if (g == RETRY_SLOT) { return RETRY; }
+      if (g == 0u) { break; }
+      gone |= g;
+      room = select(free_count(w), room + countOneBits(g), PLAN);
     }
-    if (free_count(w) < need) { return unused_full(x, t, group); }
+    if (room < need) { return unused_full(x, t, group); }
   }
   let w = secondary_of(x, t, i);
   if (!own(w)) { return RETRY; }
@@ -716,6 +737,7 @@ export const insertRoundKernel = defineKernel({
     queue_out: atomicsRW,
     counters: atomicsRW,
     failed: atomicsRW,
+    planned: atomicsRW,
   },
   source: (decls, v) =>
     composeWgsl(
@@ -738,9 +760,22 @@ ${entry} {
       continue;
     }
     begin_key(j);
-    var r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    clears_entry = false;
+    // A key whose planning found no room finds none executing either (what it read of buckets it
+    // owns is unchanged; a bucket another key owns gives it RETRY at most), so it does not search
+    // again: the longest searches are those that end in no room, and a round lasts its longest.
+    // Unless that search clears an unused entry, which only the executing pass writes.
+    let bit = 1u << (j % 32u);
+    var r = FULL;
+    if (PLAN || !HORTON || (atomicLoad(&planned[j / 32u]) & bit) == 0u) {
+      r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
+    }
     if (r == RETRY && overflowed) { r = FULL; }
-    if (PLAN) { continue; }
+    if (PLAN) {
+      if (HORTON && r == FULL && !clears_entry) { atomicOr(&planned[j / 32u], bit); }
+      else if (HORTON) { atomicAnd(&planned[j / 32u], ~bit); }
+      continue;
+    }
     if (r == INSERTED) { count(T_ADDED, 1u); }
     else if (r == FULL && (LAST || (STRIKES && strikes == MAX_STRIKES))) { report_failure(i); }
     else if (r == RETRY && LAST) { report_failure(i | FAILURE_CONTENDED); }
@@ -754,7 +789,7 @@ ${entry} {
 }`,
       {
         modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
-        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3 },
+        constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3, HORTON: v.mode === 'horton' },
       },
     ),
 });
