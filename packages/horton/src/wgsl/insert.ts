@@ -569,6 +569,12 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
   return secondary_insert(x, t, key, value);
 }
 
+// BCHT: the bucket of key's two that is not b (b itself when both are b).
+fn other_bucket(key: u32, b: u32) -> u32 {
+  let first = primary_of(key);
+  return select(first, second_of(key), first == b);
+}
+
 fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   let b1 = primary_of(key);
   let b2 = second_of(key);
@@ -595,8 +601,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
     let b = select(b1, b2, c == 1u);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
-      let g1 = primary_of(g);
-      let a = select(g1, second_of(g), g1 == b);
+      let a = other_bucket(g, b);
       if (a == b || free_count(a) == 0u) { continue; }
       if (!own(a)) { return RETRY; }
       let f = free_slot(a);
@@ -612,13 +617,11 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
     let b = select(b1, b2, c == 1u);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
-      let g1 = primary_of(g);
-      let a = select(g1, second_of(g), g1 == b);
+      let a = other_bucket(g, b);
       if (a == b1 || a == b2) { continue; }
       for (var u = 0u; u < 8u; u++) {
         let h = key_at(a, u);
-        let h1 = primary_of(h);
-        let d = select(h1, second_of(h), h1 == a);
+        let d = other_bucket(h, a);
         if (d == a || d == b1 || d == b2 || free_count(d) == 0u) { continue; }
         if (!own(a) || !own(d)) { return RETRY; }
         let f = free_slot(d);
