@@ -16,6 +16,8 @@ export interface Options {
   /** Minimum warm-up time per measurement; null = 500 ms on a GPU, none on a software adapter. */
   warmupMs: number | null;
   batchLog2: number;
+  /** Keys per buffer of the key streams, log2; null = as many as one storage binding holds. */
+  keyChunkLog2: number | null;
   zipf: number | null;
   e2e: boolean;
   json?: string;
@@ -82,6 +84,7 @@ options:
   --warmup N             untimed repetitions first (default 1)
   --warmup-ms MS         and at least this much warm-up work (default 500 on a GPU, 0 on SwiftShader)
   --batch-log2 N         incremental batch size 2^N (default min(16, capacity-log2 - 6))
+  --key-chunk-log2 N     key streams in buffers of 2^N keys (default: one storage binding, 2^28 on GPUs)
   --zipf S               find-hit queries drawn Zipf(S) from the inserted keys (default: each key once)
   --no-e2e               skip end-to-end (host to device and back) timings
   --json FILE            write the results JSON
@@ -98,6 +101,7 @@ exit status: 0 all results correct, 1 a wrong answer or failed run, 2 bad argume
 
 const TAKES_VALUE = new Set([
   '--suite',
+  '--key-chunk-log2',
   '--table',
   '--tables',
   '--workload',
@@ -230,6 +234,9 @@ export function parseArgs(argv: readonly string[], known: Known): Options {
       case '--batch-log2':
         batchLog2 = integer(flag, value(), 0, 29);
         break;
+      case '--key-chunk-log2':
+        o.keyChunkLog2 = integer(flag, value(), 4, 30);
+        break;
       case '--zipf': {
         const text = value();
         const s = Number(text);
@@ -280,6 +287,7 @@ export function parseArgs(argv: readonly string[], known: Known): Options {
     warmup: o.warmup ?? 1,
     warmupMs: o.warmupMs ?? null,
     batchLog2: batch,
+    keyChunkLog2: o.keyChunkLog2 ?? null,
     zipf: o.zipf ?? null,
     e2e: o.e2e,
     json: o.json,

@@ -161,6 +161,7 @@ async function run(
     warmup: options.warmup,
     warmupMs: options.warmupMs ?? (gpu.isSoftware ? 0 : DEFAULT_WARMUP_MS),
     batchLog2: options.batchLog2,
+    ...(options.keyChunkLog2 !== null ? { keyChunk: 2 ** options.keyChunkLog2 } : {}),
     zipf: options.zipf,
     e2e: options.e2e,
   };

@@ -5,6 +5,7 @@ import { assertKeyStreamsCover } from './keys';
 import type { Progress } from './progress';
 import type { ResultRow, SkippedRow } from './results';
 import type { BenchTable, TableEntry } from './tables/types';
+import { chunkBuffer, chunksOf } from './workloads/chunks';
 import type { KeyBuffers, Workload, WorkloadContext } from './workloads/context';
 import { MIXED_BATCH_DIVISOR } from './workloads/mixed';
 
@@ -21,6 +22,8 @@ export interface RunPlan {
   batchLog2: number;
   zipf: number | null;
   e2e: boolean;
+  /** Keys per buffer of a key stream; default: as many as one storage binding holds (keyChunk). */
+  keyChunk?: number;
 }
 
 export interface TableRun {
@@ -74,26 +77,46 @@ function failedRow(table: string, workload: string, load: number, error: unknown
   };
 }
 
-function allocateKeys(gpu: Gpu, length: number): KeyBuffers {
-  const make = (label: string) => gpu.createBuffer(4 * length, `bench.${label}`);
+/** Keys per buffer of a stream: the largest power of two one storage binding holds, or the plan's. */
+export function keyChunk(gpu: Gpu, plan: Pick<RunPlan, 'keyChunk'>): number {
+  const binding = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  return plan.keyChunk ?? 2 ** Math.floor(Math.log2(binding / 4));
+}
+
+function allocateKeys(gpu: Gpu, length: number, chunk: number): KeyBuffers {
+  const chunks = chunksOf({ chunk }, length);
+  const stream = (label: string) => chunks.map((c) => gpu.createBuffer(4 * c.count, `bench.${label}.${c.index}`));
   const keys: KeyBuffers = {
     length,
-    hitKeys: make('hit-keys'),
-    hitValues: make('hit-values'),
-    missKeys: make('miss-keys'),
-    outValues: make('out-values'),
-    outFound: make('out-found'),
-    scratch: make('scratch'),
+    chunk,
+    hitKeys: stream('hit-keys'),
+    hitValues: stream('hit-values'),
+    missKeys: stream('miss-keys'),
+    outValues: stream('out-values'),
+    outFound: stream('out-found'),
+    scratch: gpu.createBuffer(4 * Math.min(length, chunk), 'bench.scratch'),
   };
-  const encoder = gpu.device.createCommandEncoder({ label: 'bench.generate-streams' });
-  encodeGenerate(gpu, encoder, { n: length, start: 0 }, keys.hitKeys, keys.hitValues);
-  encodeGenerate(gpu, encoder, { n: length, start: 0, miss: true }, keys.missKeys);
-  gpu.submit([encoder.finish()]);
+  for (const c of chunks) {
+    const encoder = gpu.device.createCommandEncoder({ label: 'bench.generate-streams' });
+    const at = (s: GPUBuffer[]) => chunkBuffer(s, c.index);
+    encodeGenerate(gpu, encoder, { n: c.count, start: c.first }, at(keys.hitKeys), at(keys.hitValues));
+    encodeGenerate(gpu, encoder, { n: c.count, start: c.first, miss: true }, at(keys.missKeys));
+    gpu.submit([encoder.finish()]);
+  }
   return keys;
 }
 
 function destroyKeys(keys: KeyBuffers): void {
-  for (const b of [keys.hitKeys, keys.hitValues, keys.missKeys, keys.outValues, keys.outFound, keys.scratch]) b.destroy();
+  for (const stream of [keys.hitKeys, keys.hitValues, keys.missKeys, keys.outValues, keys.outFound]) for (const b of stream) b.destroy();
+  keys.scratch.destroy();
+}
+
+/** A whole stream read back into one host array. */
+async function readStream(gpu: Gpu, keys: KeyBuffers, stream: GPUBuffer[]): Promise<Uint32Array> {
+  const out = new Uint32Array(keys.length);
+  for (const c of chunksOf(keys, keys.length))
+    out.set(new Uint32Array(await gpu.readBytes(chunkBuffer(stream, c.index), 0, 4 * c.count)), c.first);
+  return out;
 }
 
 /** Runs every workload of the plan on one table. Failures become failed rows; only a lost device throws. */
@@ -129,7 +152,7 @@ export async function runTable(
     // Key indices used: hits up to the largest build plus a mixed batch's new keys, misses up to the largest build.
     assertKeyStreamsCover(length + Math.ceil(plan.capacity / MIXED_BATCH_DIVISOR), length, entry.reservedKeys, entry.name);
     table = await entry.create(gpu, plan.capacity);
-    const k = allocateKeys(gpu, length);
+    const k = allocateKeys(gpu, length, keyChunk(gpu, plan));
     keys = k;
     let hostKeys: Promise<{ keys: Uint32Array; values: Uint32Array; misses: Uint32Array }> | undefined;
     ctx = {
@@ -147,9 +170,9 @@ export async function runTable(
       gatherPerSecond,
       hostKeys() {
         hostKeys ??= (async () => ({
-          keys: new Uint32Array(await gpu.readBytes(k.hitKeys, 0, 4 * length)),
-          values: new Uint32Array(await gpu.readBytes(k.hitValues, 0, 4 * length)),
-          misses: new Uint32Array(await gpu.readBytes(k.missKeys, 0, 4 * length)),
+          keys: await readStream(gpu, k, k.hitKeys),
+          values: await readStream(gpu, k, k.hitValues),
+          misses: await readStream(gpu, k, k.missKeys),
         }))();
         return hostKeys;
       },

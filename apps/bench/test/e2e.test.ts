@@ -131,6 +131,32 @@ describe('gpuhash-bench end to end (2^12 slots, 2 reps)', () => {
     expect(out).toMatch(/linear-probe\s+find-hit\s+0\.50\s+find\s+\S+\s+\S+\s+\S+x/);
   });
 
+  it('splits key streams past one buffer into chunks: builds, finds and mixed batches stay correct', async () => {
+    // 2^9 keys a buffer: 2048 and 3686 keys (loads 0.5 and 0.9 of 2^12 slots) take 4 and 8 chunks.
+    const json = join(dir, 'chunks.json');
+    const workloads = 'build,find-hit,find-miss,incremental,mixed,erase-find';
+    const argv = ['--workload', workloads, '--table', 'linear-probe,hive', '--key-chunk-log2', '9', '--no-e2e', '--json', json];
+    const { status, out, err } = await run(argv);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    const failed = report.results.filter((r) => !r.ok);
+    // erase-find takes its keys in one buffer: refused with a note, and the run fails for it alone.
+    expect(failed.length, out + err).toBeGreaterThan(0);
+    for (const r of failed) {
+      expect(r.workload).toBe('erase-find');
+      expect(r.note).toMatch(/in one buffer, but a key buffer holds 512/);
+    }
+    expect(status).toBe(1);
+    const rows = report.results.filter((r) => r.ok);
+    for (const table of ['linear-probe', 'hive'])
+      for (const w of ['build', 'find-hit', 'find-miss'])
+        for (const load of [0.5, 0.9])
+          expect(rows.find((r) => r.table === table && r.workload === w && r.load === load)?.ops, `${table} ${w} ${load}`).toBe(
+            Math.round(load * 4096),
+          );
+    expect(rows.some((r) => r.workload.startsWith('mixed'))).toBe(true);
+    expect(rows.some((r) => r.workload === 'incremental')).toBe(true);
+  });
+
   it('fails the run on wrong answers and skips what a table cannot do', async () => {
     const { status, out } = await run(
       ['--workload', 'build,find-hit,erase-find,mixed-hive', '--loads', '0.5,0.9', '--no-e2e'],

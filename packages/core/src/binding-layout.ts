@@ -20,6 +20,12 @@ export interface StorageBindingSpec {
   readonly access: StorageAccess;
   /** WGSL element type: `u32`, `atomic<u32>`, `vec2<u32>`, ... */
   readonly element: string;
+  /**
+   * Bindings the array is split across (default 1): an array past `maxStorageBufferBindingSize`
+   * is bound as windows `NAME_0 .. NAME_{windows-1}`, given as a list of buffers, and kernel code
+   * reaches it through composeWgsl's `windows` accessors (@gpuhash/kernels, windows.ts).
+   */
+  readonly windows?: number;
 }
 
 /** One binding of a kernel: the params uniform, or a storage array with its access and element type. */
@@ -32,9 +38,20 @@ export function uniform(): UniformBindingSpec {
   return { kind: 'uniform' };
 }
 
-/** A storage array binding: `storage('read_write', 'atomic<u32>')`. */
-export function storage(access: StorageAccess, element: string): StorageBindingSpec {
-  return { kind: 'storage', access, element };
+/** A storage array binding: `storage('read_write', 'atomic<u32>')`; with `windows` > 1, that many bindings. */
+export function storage(access: StorageAccess, element: string, windows = 1): StorageBindingSpec {
+  return windows === 1 ? { kind: 'storage', access, element } : { kind: 'storage', access, element, windows };
+}
+
+/** Bindings a spec takes: its windows for a storage array, else 1. */
+export function windowsOf(spec: BindingSpec): number {
+  return spec.kind === 'storage' ? (spec.windows ?? 1) : 1;
+}
+
+/** The WGSL names a binding is declared under: the name, or its windows' names. */
+export function declaredBindingNames(name: string, spec: BindingSpec): string[] {
+  const w = windowsOf(spec);
+  return w === 1 ? [name] : Array.from({ length: w }, (_, k) => `${name}_${k}`);
 }
 
 /** Names of the uniform binding(s) of a layout (at most one). */
@@ -42,8 +59,11 @@ export type UniformNames<B extends BindingsLayout> = { [K in keyof B]: B[K] exte
 /** Names of the storage bindings of a layout. */
 export type StorageNames<B extends BindingsLayout> = Exclude<keyof B, UniformNames<B>>;
 
-/** Buffers by binding name: every declared name, no other. Buffers may repeat (aliases), within WebGPU's rules. */
-export type BindingRecord<B extends BindingsLayout> = { readonly [K in keyof B]: Binding };
+/**
+ * Buffers by binding name: every declared name, no other; a list of buffers for a windowed array.
+ * Buffers may repeat (aliases), within WebGPU's rules.
+ */
+export type BindingRecord<B extends BindingsLayout> = { readonly [K in keyof B]: Binding | readonly Binding[] };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ELEMENT = /^[A-Za-z_][A-Za-z0-9_<>, ]*$/;
@@ -66,6 +86,9 @@ export function checkBindingsLayout(bindings: BindingsLayout, hasParams: boolean
         throw new InvalidArgumentError(`${where}: binding '${name}' has access '${String(spec.access)}'; use 'read' or 'read_write'`);
       if (!ELEMENT.test(spec.element))
         throw new InvalidArgumentError(`${where}: binding '${name}' has element type '${spec.element}', which is not a WGSL type`);
+      const w = spec.windows ?? 1;
+      if (!Number.isInteger(w) || w < 1)
+        throw new InvalidArgumentError(`${where}: binding '${name}' has ${w} windows; give a positive integer`);
     } else {
       throw new InvalidArgumentError(`${where}: binding '${name}' is neither uniform() nor storage(...)`);
     }
@@ -79,11 +102,17 @@ export function checkBindingsLayout(bindings: BindingsLayout, hasParams: boolean
 
 /** The `@group(0) @binding(i) var...` lines, in declaration order. */
 export function bindingDeclarations(bindings: BindingsLayout, structName: string): string[] {
-  return Object.entries(bindings).map(([name, spec], i) => {
-    const decl =
-      spec.kind === 'uniform' ? `var<uniform> ${name}: ${structName}` : `var<storage, ${spec.access}> ${name}: array<${spec.element}>`;
-    return `@group(0) @binding(${i}) ${decl};`;
-  });
+  const lines: string[] = [];
+  for (const [name, spec] of Object.entries(bindings)) {
+    for (const declared of declaredBindingNames(name, spec)) {
+      const decl =
+        spec.kind === 'uniform'
+          ? `var<uniform> ${declared}: ${structName}`
+          : `var<storage, ${spec.access}> ${declared}: array<${spec.element}>`;
+      lines.push(`@group(0) @binding(${lines.length}) ${decl};`);
+    }
+  }
+  return lines;
 }
 
 function bufferOf(b: Binding): GPUBuffer {
@@ -95,7 +124,11 @@ function bufferOf(b: Binding): GPUBuffer {
  * or unknown name, and on a buffer bound read_write that is also bound another way (WebGPU
  * rejects that pass; say which bindings clash before it does).
  */
-export function orderBindings(bindings: BindingsLayout, record: Readonly<Record<string, Binding | undefined>>, where: string): Binding[] {
+export function orderBindings(
+  bindings: BindingsLayout,
+  record: Readonly<Record<string, Binding | readonly Binding[] | undefined>>,
+  where: string,
+): Binding[] {
   const names = Object.keys(bindings);
   const missing = names.filter((n) => !Object.hasOwn(record, n) || record[n] === undefined);
   const extra = Object.keys(record).filter((n) => !Object.hasOwn(bindings, n));
@@ -106,19 +139,35 @@ export function orderBindings(bindings: BindingsLayout, record: Readonly<Record<
     ].filter(Boolean);
     throw new InvalidArgumentError(`${where}: bindings ${parts.join('; ')} (the kernel binds ${names.join(', ')})`);
   }
-  const entries = names.map((n) => record[n] as Binding);
-  checkWritableAliases(bindings, names, entries, where);
+  const entries: Binding[] = [];
+  const slots: { name: string; spec: BindingSpec }[] = [];
+  for (const n of names) {
+    const spec = bindings[n] as BindingSpec;
+    const given = record[n] as Binding | readonly Binding[];
+    const list = Array.isArray(given) ? (given as readonly Binding[]) : [given as Binding];
+    const w = windowsOf(spec);
+    if (list.length !== w)
+      throw new InvalidArgumentError(
+        `${where}: binding '${n}' takes ${w === 1 ? 'one buffer' : `a list of ${w} windows`}, got ${Array.isArray(given) ? `a list of ${list.length}` : 'one buffer'}`,
+      );
+    declaredBindingNames(n, spec).forEach((declared, k) => {
+      entries.push(list[k] as Binding);
+      slots.push({ name: declared, spec });
+    });
+  }
+  checkWritableAliases(slots, entries, where);
   return entries;
 }
 
-function checkWritableAliases(bindings: BindingsLayout, names: string[], entries: Binding[], where: string): void {
+function checkWritableAliases(slots: readonly { name: string; spec: BindingSpec }[], entries: Binding[], where: string): void {
+  const names = slots.map((s) => s.name);
   for (let i = 0; i < entries.length; i++) {
-    const spec = bindings[names[i] as string] as BindingSpec;
+    const spec = (slots[i] as { spec: BindingSpec }).spec;
     if (spec.kind !== 'storage' || spec.access !== 'read_write') continue;
     const buffer = bufferOf(entries[i] as Binding);
     for (let j = 0; j < entries.length; j++) {
       if (j === i || bufferOf(entries[j] as Binding) !== buffer) continue;
-      const other = bindings[names[j] as string] as BindingSpec;
+      const other = (slots[j] as { spec: BindingSpec }).spec;
       if (other.kind === 'storage' && other.access === 'read_write') continue;
       throw new InvalidArgumentError(
         `${where}: one buffer is bound as '${names[i]}' (read_write) and as '${names[j]}' (${other.kind === 'uniform' ? 'uniform' : 'read'}); WebGPU forbids that in one pass: bind a different buffer to one of them`,

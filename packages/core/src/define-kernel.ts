@@ -4,6 +4,7 @@ import {
   type BindingsLayout,
   bindingDeclarations,
   checkBindingsLayout,
+  declaredBindingNames,
   orderBindings,
   type StorageNames,
   type UniformNames,
@@ -47,7 +48,7 @@ export interface KernelSpec<B extends BindingsLayout, P extends ParamsLayout, V 
 /** What one dispatch of a defined kernel needs. */
 export type EncodeOptions<B extends BindingsLayout, P extends ParamsLayout> = {
   /** A buffer (or range) for every storage binding, by name. */
-  readonly buffers: { readonly [K in StorageNames<B>]: Binding };
+  readonly buffers: { readonly [K in StorageNames<B>]: Binding | readonly Binding[] };
   /** Invocations wanted (folded into a legal grid). Ignored, and optional, with `indirect`. */
   readonly invocations?: number;
   /** Cap on workgroups launched (grid-stride kernels loop over the rest). */
@@ -147,7 +148,12 @@ function buildVariant<B extends BindingsLayout, P extends ParamsLayout, V extend
   const lines = bindingDeclarations(layout, structName);
   const declarations = (uniformName !== undefined ? [paramsStruct(structName, uniform), ...lines] : lines).join('\n');
   const source = spec.source(declarations, variant, workgroupSize);
-  checkSourceUsesLayout(source, declarations, Object.keys(layout), where);
+  checkSourceUsesLayout(
+    source,
+    declarations,
+    Object.entries(layout).flatMap(([name, spec]) => declaredBindingNames(name, spec)),
+    where,
+  );
   const bindingNames = Object.keys(layout) as (keyof B & string)[];
 
   const packParams = (values: ParamValues<P>) => packUniform(uniform, values as Record<string, number | undefined>, where);
@@ -165,7 +171,7 @@ function buildVariant<B extends BindingsLayout, P extends ParamsLayout, V extend
     packParams,
     bindings,
     encode(gpu, encoder, options) {
-      const record: Record<string, Binding> = { ...(options.buffers as Record<string, Binding>) };
+      const record: Record<string, Binding | readonly Binding[]> = { ...(options.buffers as Record<string, Binding>) };
       if (uniformName !== undefined && Object.hasOwn(record, uniformName))
         throw new InvalidArgumentError(`${where}: '${uniformName}' is the params uniform; pass its fields as params, not a buffer`);
       const words = uniformName !== undefined ? packParams(options.params as ParamValues<P>) : undefined;

@@ -1,4 +1,5 @@
 import { undeclaredNeeds } from './declared-names';
+import { rewriteWindowedAccesses, type StorageWindows, windowAccessors } from './windows';
 
 /**
  * WGSL composition: a shader is its own code plus the modules it requires, each included once,
@@ -93,6 +94,11 @@ export interface ComposeOptions {
   constants?: Readonly<Record<string, ConstantValue>>;
   /** Extra `enable` directives. */
   enables?: readonly string[];
+  /**
+   * Arrays bound as several windows (windows.ts): their accesses are rewritten into accessor
+   * calls, and the accessors appended. Leave it out (or empty) for arrays in one binding.
+   */
+  windows?: readonly StorageWindows[];
 }
 
 /** Builds a complete WGSL source from a main body and its modules. */
@@ -123,16 +129,26 @@ export function composeWgsl(main: string, options: ComposeOptions = {}): string 
   if (enables.has('subgroups')) header.push('diagnostic(off, subgroup_uniformity);');
   const constants = Object.entries(options.constants ?? {}).map(([k, v]) => constantDeclaration(k, v));
   const parts = [header.join('\n'), constants.join('\n'), ...ordered.map((m) => `// --- ${m.name}\n${m.code.trim()}`), main.trim()];
-  const source = `${parts.filter((p) => p.length > 0).join('\n\n')}\n`;
-  checkNeeds(ordered, source);
+  const windows = options.windows ?? [];
+  let source = `${parts.filter((p) => p.length > 0).join('\n\n')}\n`;
+  if (windows.length > 0) {
+    source = rewriteWindowedAccesses(source, windows);
+    source = `${source}\n${windowAccessors(source, windows)}\n`;
+  }
+  checkNeeds(
+    ordered,
+    source,
+    windows.map((w) => w.name),
+  );
   return source;
 }
 
 /** Throws a WgslCompositionError naming the first module whose needs the source does not declare. */
-function checkNeeds(modules: readonly WgslModule[], source: string): void {
+function checkNeeds(modules: readonly WgslModule[], source: string, windowed: readonly string[]): void {
   if (!modules.some((m) => (m.needs ?? []).length > 0)) return;
   for (const m of modules) {
-    const missing = undeclaredNeeds(source, m.needs ?? []);
+    // A windowed array is declared by its windows and accessors.
+    const missing = undeclaredNeeds(source, m.needs ?? []).filter((id) => !windowed.includes(id));
     if (missing.length > 0) {
       const id = missing[0] as string;
       throw new WgslCompositionError(

@@ -73,3 +73,5 @@ export {
 export { chunkLoop, gridStrideLoop } from './loops';
 export * from './scan';
 export { tallyConstant, workgroupTalliesModule } from './tallies';
+export type { StorageWindows } from './windows';
+export { rewriteWindowedAccesses, WindowedAccessError, windowAccessors, windowNames } from './windows';

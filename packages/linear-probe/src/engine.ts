@@ -42,6 +42,7 @@ import {
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
 import type { LinearProbeParams, LinearProbeParamValues } from './wgsl/params';
+import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
 /** Tables of at most this many slots insert on the atomic path ('auto'): see useBulk. */
 const BULK_MIN_CAPACITY = 2 ** 24;
@@ -64,19 +65,33 @@ export interface LinearProbeSettings {
   growth: boolean;
   maxProbes: number;
   bulkInsert: 'auto' | 'always' | 'never';
+  /**
+   * Test-only: tables of at least 64 x `windows` slots are split into this many windows, whatever
+   * the device binds whole (so small tables exercise the windowed kernels).
+   */
+  windows?: number;
 }
 
 /**
- * The linear-probing table's storage and kernels behind the dictionary contract: one slots buffer
- * (u32 keys: key, value; u64 keys: tag, lo, hi, value), device counters (live keys, tombstones),
- * a failed list, and growth by rebuilding into a larger table (or, for colliding keys, the same
- * size with a new hash seed).
+ * Storage bindings an apply pass binds besides the slot windows (ops, keys, values, out, counters,
+ * failed): the kernel that binds the most, so it sets how many windows a table may span.
+ */
+const OTHER_BINDINGS = 6;
+
+/**
+ * The linear-probing table's storage and kernels behind the dictionary contract: the slots
+ * (u32 keys: key, value; u64 keys: tag, lo, hi, value) in one buffer, or in windows of
+ * `windowSlots` slots when the table is larger than one storage binding (wgsl/windows.ts), device
+ * counters (live keys, tombstones), a failed list, and growth by rebuilding into a larger table
+ * (or, for colliding keys, the same size with a new hash seed).
  */
 export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K> {
   readonly keySpec: KeySpec<K>;
   readonly scratch: ScratchArena;
   readonly layout: KeyLayout;
-  private slots: GPUBuffer;
+  private slots: GPUBuffer[];
+  /** Slots the device binds whole (a power of two); a larger table is split into windows of this many. */
+  private readonly bindingSlots: number;
   private readonly counters: GPUBuffer;
   private readonly failures: FailureList;
   capacity: number;
@@ -112,6 +127,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.keySpec = (settings.keyType === 'u64' ? u64KeySpec() : u32KeySpec(BUSY_KEY, 'empty, tombstone and busy')) as KeySpec<K>;
     this.scratch = new ScratchArena(gpu, 'linear-probe');
     this.capacity = capacity;
+    this.bindingSlots = largestWindow(gpu, 4 * this.layout.wordsPerSlot);
     this.slots = this.allocateSlots(capacity);
     this.counters = gpu.createBuffer(16, 'linear-probe.counters');
     this.failures = new FailureList(this.scratch);
@@ -136,14 +152,30 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     return Math.min(this.settings.maxProbes, this.capacity);
   }
 
-  get slotsBuffer(): GPUBuffer {
+  /** The slot windows, in slot order (one buffer for a table within one binding). */
+  get slotsBuffers(): readonly GPUBuffer[] {
     return this.slots;
+  }
+
+  /** The slot array as kernels bind it: one buffer, or the list of windows. */
+  get slotsBinding(): GPUBuffer | readonly GPUBuffer[] {
+    return this.slots.length === 1 ? (this.slots[0] as GPUBuffer) : this.slots;
+  }
+
+  /** Slots per buffer of slotsBuffers. */
+  get windowSlots(): number {
+    return this.capacity / this.slots.length;
+  }
+
+  /** The variant fields that say how kernels bind the slots (wgsl/windows.ts). */
+  get windowing(): SlotWindows {
+    return this.windowsFor(this.capacity);
   }
 
   // ---- device-side API -----------------------------------------------------------------------
 
   encodeClear(encoder: GPUCommandEncoder): void {
-    this.gpu.encodeFill(encoder, this.slots, this.layout.emptyWord, this.layout.wordsPerSlot * this.capacity);
+    this.encodeFillSlots(encoder, this.slots, this.capacity);
     encoder.clearBuffer(this.counters);
     this.size = 0;
     this.tombstones = 0;
@@ -175,12 +207,13 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       subgroups: this.probing.coop,
       privateSteps: this.probing.privateInsertSteps,
       coopTile: this.probing.coopTile,
+      ...this.windowing,
     });
     this.dispatch(
       encoder,
       kernel,
       n,
-      { slots: this.slots, keys, values, counters: this.counters, failed: this.failures.buffer },
+      { slots: this.slotsBinding, keys, values, counters: this.counters, failed: this.failures.buffer },
       { maxWorkgroups: TALLY_WORKGROUPS, timestampWrites: options.timestampWrites },
     );
     return 'atomic';
@@ -194,17 +227,25 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     outFound: GPUBuffer,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
-    const buffers = { slots_ro: this.slots, keys, out_values: outValues, out_found: outFound };
+    const buffers = { slots_ro: this.slotsBinding, keys, out_values: outValues, out_found: outFound };
     const { pairsAhead, privateSteps, coopTile } = this.probing;
     const coop = this.probing.coop && this.size > this.probing.coopFromLoad * this.capacity;
-    const kernel = findKernel.variant({ layout: this.layout.name, pairsAhead, coop, subgroups: coop, privateSteps, coopTile });
+    const kernel = findKernel.variant({
+      layout: this.layout.name,
+      pairsAhead,
+      coop,
+      subgroups: coop,
+      privateSteps,
+      coopTile,
+      ...this.windowing,
+    });
     this.dispatch(encoder, kernel, n, buffers, { timestampWrites });
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.failures.encodeReset(encoder, n);
-    const buffers = { slots: this.slots, keys, counters: this.counters, failed: this.failures.buffer };
-    this.dispatch(encoder, eraseKernel.variant({ layout: this.layout.name }), n, buffers, {
+    const buffers = { slots: this.slotsBinding, keys, counters: this.counters, failed: this.failures.buffer };
+    this.dispatch(encoder, eraseKernel.variant({ layout: this.layout.name, ...this.windowing }), n, buffers, {
       maxWorkgroups: TALLY_WORKGROUPS,
       timestampWrites,
     });
@@ -220,16 +261,17 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     this.failures.encodeReset(encoder, n);
-    const buffers = { slots: this.slots, ops, keys, values, out, counters: this.counters, failed: this.failures.buffer };
-    this.dispatch(encoder, applyKernel.variant({ layout: this.layout.name }), n, buffers, {
+    const buffers = { slots: this.slotsBinding, ops, keys, values, out, counters: this.counters, failed: this.failures.buffer };
+    this.dispatch(encoder, applyKernel.variant({ layout: this.layout.name, ...this.windowing }), n, buffers, {
       maxWorkgroups: TALLY_WORKGROUPS,
       timestampWrites,
     });
   }
 
   encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void {
-    const buffers = { slots_ro: this.slots, out_keys: outKeys, out_values: outValues, cursor };
-    this.dispatch(encoder, retrieveKernel.variant({ layout: this.layout.name }), this.capacity, buffers, { maxWorkgroups: 4096 });
+    const buffers = { slots_ro: this.slotsBinding, out_keys: outKeys, out_values: outValues, cursor };
+    const kernel = retrieveKernel.variant({ layout: this.layout.name, ...this.windowing });
+    this.dispatch(encoder, kernel, this.capacity, buffers, { maxWorkgroups: 4096 });
   }
 
   reserveBatch(n: number): void {
@@ -320,16 +362,21 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
         'linear-probe.rehash.counters',
       );
       const encoder = this.gpu.device.createCommandEncoder();
-      this.gpu.encodeFill(encoder, slots, this.layout.emptyWord, this.layout.wordsPerSlot * target);
+      this.encodeFillSlots(encoder, slots, target);
       encoder.clearBuffer(counters, 0, 16);
       // Only the count matters here: the list keeps what indices fit.
       this.failures.encodeReset(encoder, 0);
-      rehashKernel.variant({ layout: this.layout.name }).encode(this.gpu, encoder, {
-        buffers: { slots, old_slots: this.slots, counters, failed: this.failures.buffer },
-        params: this.params(this.capacity, target - 1, Math.min(this.settings.maxProbes, target), seed),
-        invocations: this.capacity,
-        maxWorkgroups: TALLY_WORKGROUPS,
-      });
+      const rehash = rehashKernel.variant({ layout: this.layout.name, ...this.windowsFor(target) });
+      // One dispatch per old window, so the pass binds the new table's windows and one old one.
+      const oldWindowSlots = this.windowSlots;
+      for (const old of this.slots) {
+        rehash.encode(this.gpu, encoder, {
+          buffers: { slots: slots.length === 1 ? (slots[0] as GPUBuffer) : slots, old_slots: old, counters, failed: this.failures.buffer },
+          params: this.params(oldWindowSlots, target - 1, Math.min(this.settings.maxProbes, target), seed),
+          invocations: oldWindowSlots,
+          maxWorkgroups: TALLY_WORKGROUPS,
+        });
+      }
       this.gpu.submit([encoder.finish()]);
       const { words, failures } = await this.readReport(counters, false);
       if (failures.count === 0) {
@@ -337,7 +384,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
         commit.copyBufferToBuffer(counters, 0, this.counters, 0, 16);
         this.gpu.submit([commit.finish()]);
         this.gpu.pool.release(counters);
-        this.slots.destroy();
+        for (const window of this.slots) window.destroy();
         this.slots = slots;
         this.capacity = target;
         this.seed = seed;
@@ -347,7 +394,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
         return;
       }
       this.gpu.pool.release(counters);
-      slots.destroy();
+      for (const window of slots) window.destroy();
       // Some key had no room within the probe bound: a larger table (allocateSlots throws
       // LimitExceededError past the device's limits).
       if (target >= 2 ** 31)
@@ -358,7 +405,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   }
 
   destroy(): void {
-    this.slots.destroy();
+    for (const window of this.slots) window.destroy();
     this.counters.destroy();
   }
 
@@ -411,9 +458,9 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const scatter = { keys, values, cursors: b.cursors, pairs: b.pairs, failed: this.failures.buffer };
     this.dispatch(encoder, bulkScatterKernel.variant(), n, scatter);
     // The build's failed list is the spill: the pairs the spill pass inserts globally.
-    const build = { slots: this.slots, pairs: b.pairs, ends: b.cursors, counters: this.counters, failed: b.spill };
-    this.dispatch(encoder, bulkBuildKernel.variant({ assign }), b.regions, build, { invocations: b.regions * 256 });
-    const spill = { slots: this.slots, pairs: b.pairs, spill: b.spill, counters: this.counters, failed: this.failures.buffer };
+    const build = { slots: this.slotsBinding, pairs: b.pairs, ends: b.cursors, counters: this.counters, failed: b.spill };
+    this.dispatch(encoder, bulkBuildKernel.variant({ assign, ...this.windowing }), b.regions, build, { invocations: b.regions * 256 });
+    const spill = { slots: this.slotsBinding, pairs: b.pairs, spill: b.spill, counters: this.counters, failed: this.failures.buffer };
     const coop = this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity;
     const spillKernel = spillInsertKernel.variant({
       layout: this.layout.name,
@@ -421,6 +468,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       coop,
       subgroups: coop,
       coopTile: this.probing.coopTile,
+      ...this.windowing,
     });
     this.dispatch(encoder, spillKernel, 0, spill, {
       invocations: 1024 * 256,
@@ -450,8 +498,49 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     } as unknown as EncodeOptions<B, LinearProbeParams>);
   }
 
-  private allocateSlots(capacity: number): GPUBuffer {
-    return this.gpu.createBuffer(capacity * this.layout.wordsPerSlot * 4, `linear-probe.slots (${capacity} ${this.layout.name} slots)`);
+  /** How kernels bind a table of `capacity` slots: whole, or in windows of windowSlots. */
+  private windowsFor(capacity: number): SlotWindows {
+    const forced = this.settings.windows;
+    if (forced !== undefined && forced > 1 && capacity >= 64 * forced)
+      return { windows: forced, windowSlotsLog2: Math.log2(capacity / forced) };
+    if (capacity <= this.bindingSlots) return ONE_WINDOW;
+    return { windows: capacity / this.bindingSlots, windowSlotsLog2: Math.log2(this.bindingSlots) };
+  }
+
+  /**
+   * The slots of a table of `capacity`, as one buffer or as windows. Throws LimitExceededError
+   * when the windows would take more storage bindings than a pass may hold, or word indices
+   * would pass 2^32.
+   */
+  private allocateSlots(capacity: number): GPUBuffer[] {
+    const what = `linear-probe.slots (${capacity} ${this.layout.name} slots)`;
+    const slotBytes = 4 * this.layout.wordsPerSlot;
+    const { windows } = this.windowsFor(capacity);
+    const maxWindows = this.gpu.limits.maxStorageBuffersPerShaderStage - OTHER_BINDINGS;
+    if (windows > maxWindows)
+      throw new LimitExceededError(
+        what,
+        'maxStorageBuffersPerShaderStage',
+        windows + OTHER_BINDINGS,
+        this.gpu.limits.maxStorageBuffersPerShaderStage,
+        `The table would span ${windows} bindings of ${capacity / windows} slots; use a smaller capacity.`,
+      );
+    if (capacity * this.layout.wordsPerSlot > 2 ** 32)
+      throw new LimitExceededError(what, 'u32 word index', capacity * this.layout.wordsPerSlot, 2 ** 32, 'Use a smaller capacity.');
+    const bytes = (capacity / windows) * slotBytes;
+    const slots: GPUBuffer[] = [];
+    try {
+      for (let k = 0; k < windows; k++) slots.push(this.gpu.createBuffer(bytes, windows === 1 ? what : `${what}, window ${k}`));
+    } catch (error) {
+      for (const window of slots) window.destroy();
+      throw error;
+    }
+    return slots;
+  }
+
+  private encodeFillSlots(encoder: GPUCommandEncoder, slots: readonly GPUBuffer[], capacity: number): void {
+    const words = (capacity / slots.length) * this.layout.wordsPerSlot;
+    for (const window of slots) this.gpu.encodeFill(encoder, window, this.layout.emptyWord, words);
   }
 
   /** Reads a counters buffer (size, tombstones) and the failed list in one round trip. */
@@ -467,6 +556,12 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const failures = withIndices ? await this.failures.read(this.gpu, count) : { ...(await this.failures.read(this.gpu, 0)), count };
     return { words, failures };
   }
+}
+
+/** Slots of `slotBytes` in the largest power-of-two buffer the device binds whole. */
+function largestWindow(gpu: Gpu, slotBytes: number): number {
+  const bytes = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+  return 2 ** Math.floor(Math.log2(bytes / slotBytes));
 }
 
 /** The next hash seed: a fixed sequence (runs are reproducible), never 0 after a reseed. */

@@ -60,13 +60,16 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
   static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const where = 'LinearProbeTable.create';
     const d = LinearProbeTable.defaults;
-    const shared = resolveDictionaryOptions(where, options, d, ['keyType', 'maxProbes']);
+    const shared = resolveDictionaryOptions(where, options, d, ['keyType', 'maxProbes', 'windows']);
     const maxProbes = options.maxProbes ?? d.maxProbes;
     integerIn(where, 'maxProbes', maxProbes, 1, 2 ** 31);
     const keyType = options.keyType ?? d.keyType;
     oneOf(where, 'keyType', keyType, ['u32', 'u64']);
+    const { windows } = options;
+    if (windows !== undefined && !(Number.isInteger(windows) && windows >= 1 && Number.isInteger(Math.log2(windows))))
+      throw new InvalidArgumentError(`${where}: windows must be a power of two, got ${String(windows)}`);
     return gpu.run(where, async () => {
-      const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), { ...shared, keyType, maxProbes });
+      const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), { ...shared, keyType, maxProbes, windows });
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);
       gpu.submit([encoder.finish()]);
@@ -101,10 +104,32 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     return this.engine.seed;
   }
 
-  /** The slots buffer (u32 keys: key, value; u64 keys: tag, lo, hi, value), for device-side code. */
+  /**
+   * The slots buffer (u32 keys: key, value; u64 keys: tag, lo, hi, value), for device-side code.
+   * A table larger than one storage binding has several: see `slotsBuffers`.
+   */
   get slotsBuffer(): GPUBuffer {
     if (this.isDestroyed) throw new InvalidArgumentError('LinearProbeTable.slotsBuffer: the table was destroyed');
-    return this.engine.slotsBuffer;
+    const windows = this.engine.slotsBuffers;
+    if (windows.length > 1)
+      throw new InvalidArgumentError(
+        `LinearProbeTable.slotsBuffer: the table spans ${windows.length} buffers of ${this.engine.windowSlots} slots; use slotsBuffers`,
+      );
+    return windows[0] as GPUBuffer;
+  }
+
+  /**
+   * The slot windows in slot order: slot s lives in buffer floor(s / windowSlots), at
+   * s % windowSlots. One buffer when the table fits one storage binding.
+   */
+  get slotsBuffers(): readonly GPUBuffer[] {
+    if (this.isDestroyed) throw new InvalidArgumentError('LinearProbeTable.slotsBuffers: the table was destroyed');
+    return this.engine.slotsBuffers;
+  }
+
+  /** Slots per buffer of `slotsBuffers` (the capacity, or the largest power of two the device binds whole). */
+  get windowSlots(): number {
+    return this.engine.windowSlots;
   }
 
   /**
@@ -142,8 +167,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
       const e = this.engine;
       const out = this.temporary(this.gpu.createArray('u32', 5, 'linear-probe.stats'));
       const encoder = this.gpu.device.createCommandEncoder();
-      statsKernel.variant({ layout: e.layout.name }).encode(this.gpu, encoder, {
-        buffers: { slots_ro: e.slotsBuffer, out: out.buffer },
+      statsKernel.variant({ layout: e.layout.name, ...e.windowing }).encode(this.gpu, encoder, {
+        buffers: { slots_ro: e.slotsBinding, out: out.buffer },
         params: { n: e.capacity, mask: e.capacity - 1, max_probes: e.maxProbes, seed: e.seed },
         invocations: e.capacity,
         maxWorkgroups: 4096,

@@ -26,6 +26,12 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> extends Diction
    * load at most 0.8; 'always' and 'never' force the choice.
    */
   bulkInsert?: 'auto' | 'always' | 'never';
+  /**
+   * @internal Test-only: tables of at least 64 x `windows` slots are split into this many storage
+   * bindings (a power of two), as tables larger than one binding are on a GPU, so small tables
+   * exercise the windowed kernels.
+   */
+  windows?: number;
 }
 
 /** Extra options of linear-probe's device-side insert. */

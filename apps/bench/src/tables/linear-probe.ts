@@ -2,7 +2,7 @@ import { LinearProbeTable, RESERVED_KEYS } from '@gpuhash/linear-probe';
 import { dictionaryTableEntry } from './dictionary';
 import type { TableEntry } from './types';
 
-function entry(name: string, bulkInsert: 'auto' | 'never', description: string): TableEntry {
+function entry(name: string, bulkInsert: 'auto' | 'never', description: string, windows?: number): TableEntry {
   return dictionaryTableEntry({
     name,
     description,
@@ -10,7 +10,8 @@ function entry(name: string, bulkInsert: 'auto' | 'never', description: string):
     maxLoad: 0.95,
     // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
     // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
-    make: (gpu, capacity) => LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert }),
+    make: (gpu, capacity) =>
+      LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert, windows }),
   });
 }
 
@@ -24,5 +25,16 @@ export const linearProbeAtomic = entry(
   '@gpuhash/linear-probe with bulkInsert: never (every insert a global CAS, as in the paper)',
 );
 
+/**
+ * The same table with its slots split over 4 storage bindings at any size, as tables past one
+ * binding (2^28 slots and more) are: what the window accessors cost, against 'linear-probe'.
+ */
+export const linearProbeWindows = entry(
+  'linear-probe-windows4',
+  'auto',
+  '@gpuhash/linear-probe with its slots in 4 storage bindings (as tables of 2^28 slots and more)',
+  4,
+);
+
 /** The bench's entries for @gpuhash/linear-probe (read by packages.generated.ts). */
-export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic];
+export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic, linearProbeWindows];

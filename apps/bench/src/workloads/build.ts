@@ -1,4 +1,5 @@
 import { samplesOf } from '../gpu/time-reps';
+import { encodeInsertFirst } from './chunks';
 import { keyCount, makeRow, sizeProblems, timeHost, timeWorkload, type Workload } from './context';
 
 /** Bulk build: an empty table takes load x capacity unique keys in one batch. */
@@ -12,7 +13,7 @@ export const build: Workload = {
     const { table, keys } = ctx;
     const times = await timeWorkload(ctx, 'bench.build', (encoder, time) => {
       table.encodeReset(encoder);
-      table.encodeInsert(encoder, keys.hitKeys, keys.hitValues, n, time('insert'));
+      encodeInsertFirst(table, encoder, keys, n, () => time('insert'));
     });
     const problems = sizeProblems(await table.size(), n);
     return [makeRow(ctx, { workload: 'build', load, operation: 'insert', ops: n, samples: samplesOf(times, 'insert'), problems })];

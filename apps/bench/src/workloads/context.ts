@@ -5,20 +5,25 @@ import { timeReps } from '../gpu/time-reps';
 import type { ResultRow } from '../results';
 import { gops, type Stats, summarize } from '../stats';
 import type { BenchTable, Capability, TableEntry } from '../tables/types';
+import { encodeInsertFirst } from './chunks';
 
 /**
  * GPU buffers shared by a table's workloads, sized for the largest key count of the run:
- * hit keys and values (stream index j at position j), miss keys, find outputs.
+ * hit keys and values (stream index j at position j), miss keys, find outputs. Each stream is a
+ * list of buffers of `chunk` elements (the last holds the rest), each within one storage binding
+ * (chunks.ts); below 2^28 keys a stream is one buffer.
  */
 export interface KeyBuffers {
-  /** Elements each buffer holds. */
+  /** Elements each stream holds. */
   length: number;
-  hitKeys: GPUBuffer;
-  hitValues: GPUBuffer;
-  missKeys: GPUBuffer;
-  outValues: GPUBuffer;
-  outFound: GPUBuffer;
-  /** Scratch for generated queries (Zipf finds) and batches. */
+  /** Elements per buffer of a stream. */
+  chunk: number;
+  hitKeys: GPUBuffer[];
+  hitValues: GPUBuffer[];
+  missKeys: GPUBuffer[];
+  outValues: GPUBuffer[];
+  outFound: GPUBuffer[];
+  /** Scratch for generated queries (Zipf finds), of one chunk. */
   scratch: GPUBuffer;
 }
 
@@ -88,7 +93,7 @@ export function timeWorkload(ctx: WorkloadContext, label: string, encodeRep: Enc
 export async function buildTable(ctx: WorkloadContext, n: number): Promise<void> {
   const encoder = ctx.gpu.device.createCommandEncoder({ label: 'bench.build (untimed)' });
   ctx.table.encodeReset(encoder);
-  ctx.table.encodeInsert(encoder, ctx.keys.hitKeys, ctx.keys.hitValues, n);
+  encodeInsertFirst(ctx.table, encoder, ctx.keys, n);
   ctx.gpu.submit([encoder.finish()]);
   const size = await ctx.table.size();
   if (size !== n) throw new Error(`building the table: size ${size} after inserting ${n} unique keys`);

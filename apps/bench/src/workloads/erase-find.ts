@@ -1,5 +1,6 @@
 import { verifyFind } from '../gpu/streams';
 import { samplesOf } from '../gpu/time-reps';
+import { assertOneChunk, chunkBuffer, encodeInsertFirst } from './chunks';
 import { keyCount, makeRow, sizeProblems, timeWorkload, verdictProblems, type Workload } from './context';
 
 /**
@@ -18,14 +19,18 @@ export const eraseFind: Workload = {
     const { table, keys, gpu } = ctx;
     const erase = table.encodeErase?.bind(table);
     if (!erase) throw new Error(`${ctx.entry.name} has no encodeErase`);
+    assertOneChunk(keys, n, 'erase-find');
+    const hitKeys = chunkBuffer(keys.hitKeys, 0);
+    const outValues = chunkBuffer(keys.outValues, 0);
+    const outFound = chunkBuffer(keys.outFound, 0);
     const times = await timeWorkload(ctx, 'bench.erase-find', (encoder, time) => {
       table.encodeReset(encoder);
-      table.encodeInsert(encoder, keys.hitKeys, keys.hitValues, n);
-      erase(encoder, keys.hitKeys, half, time('erase'));
-      table.encodeFind(encoder, keys.hitKeys, n, keys.outValues, keys.outFound, time('find'));
+      encodeInsertFirst(table, encoder, keys, n);
+      erase(encoder, hitKeys, half, time('erase'));
+      table.encodeFind(encoder, hitKeys, n, outValues, outFound, time('find'));
     });
     const problems = sizeProblems(await table.size(), n - half);
-    const verdict = await verifyFind(gpu, { n, foundFrom: half, foundTo: n }, keys.hitKeys, keys.outValues, keys.outFound);
+    const verdict = await verifyFind(gpu, { n, foundFrom: half, foundTo: n }, hitKeys, outValues, outFound);
     const findProblems = verdictProblems('find-after-erase', n, verdict);
     return [
       makeRow(ctx, { workload: 'erase-find', load, operation: 'erase', ops: half, samples: samplesOf(times, 'erase'), problems }),

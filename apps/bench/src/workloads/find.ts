@@ -1,6 +1,7 @@
 import { verifyFind } from '../gpu/streams';
 import { samplesOf } from '../gpu/time-reps';
 import { checkFindAnswers } from '../keys';
+import { assertOneChunk, chunkBuffer, chunksOf } from './chunks';
 import {
   buildTable,
   generate,
@@ -15,12 +16,13 @@ import {
 
 const ZIPF_SEED = 0x1b873593;
 
-/** The query keys of a find workload on the device: hits, Zipf-drawn hits (into scratch), or misses. */
-async function queries(ctx: WorkloadContext, kind: 'hit' | 'miss', n: number): Promise<GPUBuffer> {
+/** The query keys of a find workload on the device, by chunk: hits, Zipf-drawn hits (into scratch), or misses. */
+async function queries(ctx: WorkloadContext, kind: 'hit' | 'miss', n: number): Promise<GPUBuffer[]> {
   if (kind === 'miss') return ctx.keys.missKeys;
   if (ctx.zipf === null) return ctx.keys.hitKeys;
+  assertOneChunk(ctx.keys, n, 'find-hit with --zipf');
   await generate(ctx, { n, start: 0, zipf: { s: ctx.zipf, range: n, seed: ZIPF_SEED } }, ctx.keys.scratch);
-  return ctx.keys.scratch;
+  return [ctx.keys.scratch];
 }
 
 /**
@@ -40,11 +42,23 @@ function findWorkload(kind: 'hit' | 'miss'): Workload {
       const { table, keys, gpu } = ctx;
       await buildTable(ctx, n);
       const q = await queries(ctx, kind, n);
+      const chunks = chunksOf(keys, n);
       const times = await timeWorkload(ctx, `bench.${name}`, (encoder, time) => {
-        table.encodeFind(encoder, q, n, keys.outValues, keys.outFound, time('find'));
+        for (const c of chunks) {
+          const [values, found] = [chunkBuffer(keys.outValues, c.index), chunkBuffer(keys.outFound, c.index)];
+          table.encodeFind(encoder, chunkBuffer(q, c.index), c.count, values, found, time('find'));
+        }
       });
-      const expectation = { n, foundFrom: 0, foundTo: kind === 'hit' ? n : 0 };
-      const problems = verdictProblems('find', n, await verifyFind(gpu, expectation, q, keys.outValues, keys.outFound));
+      const verdict = { wrong: 0, firstWrong: -1 };
+      for (const c of chunks) {
+        // Expected answers name stream indices, so every chunk checks against the whole range.
+        const expectation = { n: c.count, foundFrom: 0, foundTo: kind === 'hit' ? n : 0 };
+        const [values, found] = [chunkBuffer(keys.outValues, c.index), chunkBuffer(keys.outFound, c.index)];
+        const v = await verifyFind(gpu, expectation, chunkBuffer(q, c.index), values, found);
+        if (v.wrong > 0 && verdict.wrong === 0) verdict.firstWrong = c.first + v.firstWrong;
+        verdict.wrong += v.wrong;
+      }
+      const problems = verdictProblems('find', n, verdict);
       const note = kind === 'hit' && ctx.zipf !== null ? `Zipf(${ctx.zipf}) queries` : undefined;
       return [makeRow(ctx, { workload: name, load, operation: 'find', ops: n, samples: samplesOf(times, 'find'), problems, note })];
     },
@@ -57,7 +71,7 @@ function findWorkload(kind: 'hit' | 'miss'): Workload {
       const all = await ctx.hostKeys();
       let hostQueries = (kind === 'hit' ? all.keys : all.misses).subarray(0, n);
       if (kind === 'hit' && ctx.zipf !== null)
-        hostQueries = new Uint32Array(await ctx.gpu.readBytes(await queries(ctx, kind, n), 0, 4 * n));
+        hostQueries = new Uint32Array(await ctx.gpu.readBytes(chunkBuffer(await queries(ctx, kind, n), 0), 0, 4 * n));
       let answers: { values: Uint32Array; found: Uint8Array } | undefined;
       // Answer arrays allocated (and written) once: a fresh array per call pays page faults that cost
       // as much as the transfer, and the find API takes arrays to fill.

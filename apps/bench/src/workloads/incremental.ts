@@ -1,4 +1,5 @@
 import { samplesOf } from '../gpu/time-reps';
+import { assertOneChunk, chunkBuffer, encodeInsertFirst } from './chunks';
 import { makeRow, sizeProblems, timeWorkload, type Workload } from './context';
 
 /** Width of the load bins the per-batch times are summed into. */
@@ -20,6 +21,7 @@ export const incremental: Workload = {
     const target = Math.max(...ctx.loads);
     const batches = Math.floor((target * capacity) / size);
     if (batches === 0) throw new Error(`a batch of ${size} keys exceeds load ${target} of ${capacity} slots`);
+    assertOneChunk(keys, size, 'an incremental batch');
     // Tables take whole buffers, so each batch is copied into its own scratch pair first (a copy,
     // not a host gap: the GPU stays busy).
     const batchKeys = gpu.createBuffer(4 * size, 'bench.incremental.keys');
@@ -28,8 +30,11 @@ export const incremental: Workload = {
       const times = await timeWorkload(ctx, 'bench.incremental', (encoder, time) => {
         table.encodeReset(encoder);
         for (let b = 0; b < batches; b++) {
-          encoder.copyBufferToBuffer(keys.hitKeys, 4 * b * size, batchKeys, 0, 4 * size);
-          encoder.copyBufferToBuffer(keys.hitValues, 4 * b * size, batchValues, 0, 4 * size);
+          // Batches are powers of two no larger than a chunk (also one): none straddles two.
+          const k = Math.floor((b * size) / keys.chunk);
+          const at = 4 * (b * size - k * keys.chunk);
+          encoder.copyBufferToBuffer(chunkBuffer(keys.hitKeys, k), at, batchKeys, 0, 4 * size);
+          encoder.copyBufferToBuffer(chunkBuffer(keys.hitValues, k), at, batchValues, 0, 4 * size);
           table.encodeInsert(encoder, batchKeys, batchValues, size, time(`batch ${b}`));
         }
       });
@@ -93,7 +98,7 @@ export const incrementalRebuild: Workload = {
     const times = await timeWorkload(ctx, 'bench.incremental-rebuild', (encoder, time) => {
       for (let b = 0; b < batches; b++) {
         table.encodeReset(encoder);
-        table.encodeInsert(encoder, keys.hitKeys, keys.hitValues, (b + 1) * size, time(`batch ${b}`));
+        encodeInsertFirst(table, encoder, keys, (b + 1) * size, () => time(`batch ${b}`));
       }
     });
     const problems = sizeProblems(await table.size(), batches * size);

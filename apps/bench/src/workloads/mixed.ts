@@ -1,5 +1,6 @@
 import { batchSize, encodeGenerateMixed, type MixedBatch, verifyMixed } from '../gpu/mixed';
 import { samplesOf } from '../gpu/time-reps';
+import { encodeInsertFirst } from './chunks';
 import { keyCount, makeRow, sizeProblems, timeWorkload, verdictProblems, type Workload } from './context';
 
 /** Shares of one mixed batch: new inserts, erases of present keys, finds of present and absent keys. */
@@ -61,7 +62,7 @@ function mixedWorkload(name: string, description: string, mix: Mix): Workload {
         gpu.submit([init.finish()]);
         const times = await timeWorkload(ctx, `bench.${name}`, (encoder, time) => {
           table.encodeReset(encoder);
-          table.encodeInsert(encoder, keys.hitKeys, keys.hitValues, n0);
+          encodeInsertFirst(table, encoder, keys, n0);
           mixed(encoder, ops, batchKeys, values, n, out, time('mixed'));
         });
         const problems = [

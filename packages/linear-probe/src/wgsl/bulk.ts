@@ -2,6 +2,7 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { u32Layout } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
+import { ONE_WINDOW, slotsBinding, slotWindows } from './windows';
 
 /**
  * Partitioned bulk insert (u32 keys). Inserting with global atomics costs two random L2 atomics
@@ -87,16 +88,16 @@ ${entry} {
 export const bulkBuildKernel = defineKernel({
   name: 'linear-probe.bulk.build',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false },
+  variant: { assign: false, ...ONE_WINDOW },
   params: linearProbeParams,
-  bindings: {
+  bindings: (v) => ({
     params: uniform(),
-    slots: storage('read_write', 'vec2<u32>'),
+    slots: slotsBinding('read_write', 'vec2<u32>', v),
     pairs: storage('read', 'vec2<u32>'),
     ends: words,
     counters: atomicsRW,
     failed: atomicsRW,
-  },
+  }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
@@ -157,6 +158,10 @@ ${entry} {
     if (a != 0u) { atomicAdd(&counters[0], a); }
   }
 }`,
-      { modules: [gridModule, u32Layout.common, failureListModule], constants: { ASSIGN: v.assign } },
+      {
+        modules: [gridModule, u32Layout.common, failureListModule],
+        constants: { ASSIGN: v.assign },
+        windows: slotWindows({ ...v, layout: 'u32' }, { slots: 'vec2<u32>' }),
+      },
     ),
 });

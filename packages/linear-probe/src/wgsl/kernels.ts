@@ -13,6 +13,7 @@ import type { KeyLayout } from './layout';
 import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 export { WORKGROUP_SIZE };
 
@@ -24,7 +25,8 @@ export const OP_ERASE = Op.erase;
 
 /** Variants name their key layout; the kernel looks the layout up. */
 type LayoutVariant = { layout: KeyLayout['name'] };
-const u32Keys: LayoutVariant = { layout: 'u32' };
+const ATOMIC_SLOTS = { slots: 'atomic<u32>' } as const;
+const u32Keys: LayoutVariant & SlotWindows = { layout: 'u32', ...ONE_WINDOW };
 
 /**
  * Slots a blind-CAS insert reads at once past an occupied slot, and slot pairs a lookup reads at
@@ -51,7 +53,7 @@ const entry = entryPoint(WORKGROUP_SIZE);
 const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
 
 /** The table as the protocol modules write it, and the words and counters kernels share. */
-const slotsRW = storage('read_write', 'atomic<u32>');
+const slotsRW = (v: SlotWindows) => slotsBinding('read_write', 'atomic<u32>', v);
 const words = storage('read', 'u32');
 const atomicsRW = storage('read_write', 'atomic<u32>');
 
@@ -77,9 +79,10 @@ export const insertKernel = defineKernel({
     coopTile: COOP_TILE,
   },
   params: linearProbeParams,
-  bindings: { params: uniform(), slots: slotsRW, keys: words, values: words, counters: atomicsRW, failed: atomicsRW },
+  bindings: (v) => ({ params: uniform(), slots: slotsRW(v), keys: words, values: words, counters: atomicsRW, failed: atomicsRW }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
+    const windows = slotWindows(v, ATOMIC_SLOTS);
     const constants = {
       ASSIGN: v.assign,
       REUSE_TOMBS: v.reuseTombs,
@@ -118,7 +121,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants },
+        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants, windows },
       );
     return composeWgsl(
       /* wgsl */ `
@@ -136,7 +139,7 @@ ${entry} {
   }
   flush_tallies(lid, added, untombed, 0u);
 }`,
-      { modules: [gridModule, L.protocol, talliesModule, failureListModule], constants },
+      { modules: [gridModule, L.protocol, talliesModule, failureListModule], constants, windows },
     );
   },
 });
@@ -154,7 +157,7 @@ export const findKernel = defineKernel({
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
-    slots_ro: storage('read', keyLayout(v.layout).findSlotType),
+    slots_ro: slotsBinding('read', keyLayout(v.layout).findSlotType, v),
     keys: words,
     out_values: storage('read_write', 'u32'),
     out_found: storage('read_write', 'u32'),
@@ -162,6 +165,7 @@ export const findKernel = defineKernel({
   source: (decls, v) => {
     const L = keyLayout(v.layout);
     const constants = { PAIRS_AHEAD: v.pairsAhead >>> 0, PRIVATE_STEPS: v.privateSteps >>> 0 };
+    const windows = slotWindows(v, { slots_ro: L.findSlotType });
     if (v.coop && v.layout === 'u32')
       return composeWgsl(
         /* wgsl */ `
@@ -182,7 +186,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
     }
   }
 }`,
-        { modules: [gridModule, findCoopU32Module(v.subgroups)], constants },
+        { modules: [gridModule, findCoopU32Module(v.subgroups)], constants, windows },
       );
     return composeWgsl(
       /* wgsl */ `
@@ -197,7 +201,7 @@ ${entry} {
     out_found[i] = r.y;
   }
 }`,
-      { modules: [gridModule, L.find], constants },
+      { modules: [gridModule, L.find], constants, windows },
     );
   },
 });
@@ -208,7 +212,7 @@ export const eraseKernel = defineKernel({
   workgroupSize: WORKGROUP_SIZE,
   variant: u32Keys,
   params: linearProbeParams,
-  bindings: { params: uniform(), slots: slotsRW, keys: words, counters: atomicsRW, failed: atomicsRW },
+  bindings: (v) => ({ params: uniform(), slots: slotsRW(v), keys: words, counters: atomicsRW, failed: atomicsRW }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
     return composeWgsl(
@@ -226,6 +230,7 @@ ${entry} {
       {
         modules: [gridModule, L.protocol, talliesModule, failureListModule],
         constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true, PROBE_AHEAD },
+        windows: slotWindows(v, ATOMIC_SLOTS),
       },
     );
   },
@@ -242,16 +247,16 @@ export const applyKernel = defineKernel({
   workgroupSize: WORKGROUP_SIZE,
   variant: u32Keys,
   params: linearProbeParams,
-  bindings: {
+  bindings: (v) => ({
     params: uniform(),
-    slots: slotsRW,
+    slots: slotsRW(v),
     ops: words,
     keys: words,
     values: words,
     out: storage('read_write', 'vec2<u32>'),
     counters: atomicsRW,
     failed: atomicsRW,
-  },
+  }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
     return composeWgsl(
@@ -282,6 +287,7 @@ ${entry} {
       {
         modules: [gridModule, L.protocol, talliesModule, failureListModule],
         constants: { REUSE_TOMBS: false, PUBLISH_BUSY: true, BLIND_CAS: false, PROBE_AHEAD },
+        windows: slotWindows(v, ATOMIC_SLOTS),
       },
     );
   },
@@ -289,7 +295,8 @@ ${entry} {
 
 /**
  * Moves every live pair of an old table into this one (tombstones dropped). params.n is the old
- * capacity; `failed` gets old slot indices.
+ * capacity, or the slots of one window of it: a windowed old table is moved one window per
+ * dispatch (`old_slots` is always one binding). `failed` counts the pairs that found no slot.
  */
 export const rehashKernel = defineKernel({
   name: 'linear-probe.rehash',
@@ -298,7 +305,7 @@ export const rehashKernel = defineKernel({
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
-    slots: slotsRW,
+    slots: slotsRW(v),
     old_slots: storage('read', keyLayout(v.layout).slotType),
     counters: atomicsRW,
     failed: atomicsRW,
@@ -321,6 +328,7 @@ ${entry} {
       {
         modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule],
         constants: { REUSE_TOMBS: false, PUBLISH_BUSY: false, BLIND_CAS: true, PROBE_AHEAD },
+        windows: slotWindows(v, ATOMIC_SLOTS),
       },
     ),
 });
@@ -331,7 +339,7 @@ export const statsKernel = defineKernel({
   workgroupSize: WORKGROUP_SIZE,
   variant: u32Keys,
   params: linearProbeParams,
-  bindings: (v) => ({ params: uniform(), slots_ro: storage('read', keyLayout(v.layout).slotType), out: atomicsRW }),
+  bindings: (v) => ({ params: uniform(), slots_ro: slotsBinding('read', keyLayout(v.layout).slotType, v), out: atomicsRW }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
@@ -369,7 +377,7 @@ ${entry} {
     atomicMax(&out[4], atomicLoad(&wg_max));
   }
 }`,
-      { modules: [gridModule, keyLayout(v.layout).common] },
+      { modules: [gridModule, keyLayout(v.layout).common], windows: slotWindows(v, { slots_ro: keyLayout(v.layout).slotType }) },
     ),
 });
 
@@ -384,7 +392,7 @@ export const retrieveKernel = defineKernel({
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
-    slots_ro: storage('read', keyLayout(v.layout).slotType),
+    slots_ro: slotsBinding('read', keyLayout(v.layout).slotType, v),
     out_keys: storage('read_write', 'u32'),
     out_values: storage('read_write', 'u32'),
     cursor: atomicsRW,
@@ -421,7 +429,7 @@ ${entry} {
     workgroupBarrier();
   }
 }`,
-      { modules: [gridModule, L.common] },
+      { modules: [gridModule, L.common], windows: slotWindows(v, { slots_ro: L.slotType }) },
     );
   },
 });
@@ -436,15 +444,16 @@ export const spillInsertKernel = defineKernel({
   workgroupSize: WORKGROUP_SIZE,
   variant: { ...u32Keys, assign: false, coop: false, subgroups: false, coopTile: COOP_TILE },
   params: linearProbeParams,
-  bindings: {
+  bindings: (v) => ({
     params: uniform(),
-    slots: slotsRW,
+    slots: slotsRW(v),
     pairs: storage('read', 'vec2<u32>'),
     spill: words,
     counters: atomicsRW,
     failed: atomicsRW,
-  },
+  }),
   source: (decls, v) => {
+    const windows = slotWindows(v, ATOMIC_SLOTS);
     const constants = {
       ASSIGN: v.assign,
       REUSE_TOMBS: false,
@@ -481,7 +490,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants },
+        { modules: [gridModule, insertCoopU32Module(v.subgroups), talliesModule, failureListModule], constants, windows },
       );
     return composeWgsl(
       /* wgsl */ `
@@ -498,7 +507,7 @@ ${entry} {
   }
   flush_tallies(lid, added, 0u, 0u);
 }`,
-      { modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule], constants },
+      { modules: [gridModule, keyLayout(v.layout).protocol, talliesModule, failureListModule], constants, windows },
     );
   },
 });
