@@ -1,5 +1,6 @@
 import type { BindingsLayout } from '@gpuhash/core';
 import {
+  type Binding,
   BufferUsage,
   CapacityError,
   type DefinedKernel,
@@ -276,7 +277,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
 
   reserveBatch(n: number): void {
     this.failures.reserve(n);
-    if (this.useBulk(n, this.settings.bulkInsert)) this.bulkScratch(n);
+    if (this.useBulk(n, this.settings.bulkInsert)) this.bulkScratch(Math.min(n, this.bulkPart));
   }
 
   // ---- host-operation steps ------------------------------------------------------------------
@@ -440,6 +441,16 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     };
   }
 
+  /**
+   * Keys one bulk pass takes: its grouped pairs (8 bytes a key) fill one storage binding at most
+   * (2^27 keys on the GPU hosts). A larger batch runs in parts of this many keys, one after another;
+   * each part's failed list names positions within that part.
+   */
+  private get bulkPart(): number {
+    const binding = Math.min(this.gpu.limits.maxStorageBufferBindingSize, this.gpu.limits.maxBufferSize);
+    return 2 ** Math.floor(Math.log2(binding / 8));
+  }
+
   private encodeBulkInsert(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
@@ -448,9 +459,26 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
-    const b = this.bulkScratch(n);
     // The timing spans the first pass's start to the last pass's end.
     const { first, last } = timestampEnds(timestampWrites);
+    const part = this.bulkPart;
+    for (let start = 0; start < n; start += part) {
+      const count = Math.min(part, n - start);
+      const range = (b: GPUBuffer): Binding => (count === n ? b : { buffer: b, offset: 4 * start, size: 4 * count });
+      const ends = { first: start === 0 ? first : undefined, last: start + count >= n ? last : undefined };
+      this.encodeBulkPart(encoder, range(keys), range(values), count, assign, ends);
+    }
+  }
+
+  private encodeBulkPart(
+    encoder: GPUCommandEncoder,
+    keys: Binding,
+    values: Binding,
+    n: number,
+    assign: boolean,
+    { first, last }: { first?: GPUComputePassTimestampWrites; last?: GPUComputePassTimestampWrites },
+  ): void {
+    const b = this.bulkScratch(n);
     encoder.clearBuffer(b.counts, 0, b.regions * 4);
     encoder.clearBuffer(b.spill, 0, 4);
     this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: b.counts }, { timestampWrites: first });

@@ -8,6 +8,7 @@ export const checkModules: Record<string, () => Promise<Record<string, unknown>[
       import('../../../packages/kernels/test/cooperative.checks'),
       import('../../../packages/kernels/test/hash.checks'),
       import('../../../packages/kernels/test/scan.checks'),
+      import('../../../packages/kernels/test/windows.checks'),
     ]),
   'linear-probe': () =>
     Promise.all([
