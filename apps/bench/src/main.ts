@@ -153,7 +153,7 @@ async function run(
   dawnOptions: string[],
 ): Promise<BenchReport> {
   const plan: RunPlan = {
-    tables: options.tables === null ? tables : tables.filter((t) => options.tables?.includes(t.name)),
+    tables: options.tables === null ? tables.filter((t) => !t.optIn) : tables.filter((t) => options.tables?.includes(t.name)),
     workloads: selectWorkloads(options.workloads, WORKLOADS),
     loads: options.loads,
     capacity: 2 ** options.capacityLog2,

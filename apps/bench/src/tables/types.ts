@@ -82,6 +82,8 @@ export interface TableEntry {
   readonly reservedKeys: readonly number[];
   /** Highest load factor the table is benchmarked at; higher loads are skipped with a note. */
   readonly maxLoad: number;
+  /** Runs only when `--table` names it (a study rather than part of every run). */
+  readonly optIn?: boolean;
   /** A new, empty table of exactly `capacity` slots that never grows. */
   create(gpu: Gpu, capacity: number): Promise<BenchTable>;
 }
