@@ -10,7 +10,7 @@ import {
 } from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
-import { findCoopU32Module, findWindowedU32Module, insertCoopU32Module } from './layout-u32';
+import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
@@ -201,12 +201,7 @@ ${entry} {
     out_found[i] = r.y;
   }
 }`,
-      {
-        // Over windows, a u32 lookup's read-ahead step picks its window once (layout-u32.ts).
-        modules: [gridModule, v.layout === 'u32' && v.windows > 1 ? findWindowedU32Module(v.windows, v.windowSlotsLog2 - 1) : L.find],
-        constants,
-        windows,
-      },
+      { modules: [gridModule, L.find], constants, windows },
     );
   },
 });

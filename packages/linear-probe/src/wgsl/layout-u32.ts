@@ -35,45 +35,16 @@ export const MAX_PAIRS_AHEAD = 8;
 
 const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
 
-/** The loads of a read-ahead step: q1 .. qPAIRS_AHEAD, the pairs from pair index `p` on. */
-const pairLoads = (from: (t: number) => string) => upTo(MAX_PAIRS_AHEAD, (t) => `    if (PAIRS_AHEAD >= ${t}u) { q${t} = ${from(t)}; }`);
-const oneBindingLoads = pairLoads((t) => `slots_ro[(p + ${t - 1}u) & (pairs - 1u)]`);
-
-/**
- * The same loads over slot windows of 2^pairsLog2 pairs: one switch picks the window for the whole
- * step when its pairs lie in one (all but steps at a window's end), so the step's loads are issued
- * together; the composed accessors (one switch a load) take the rest.
- */
-function windowedLoads(windows: number, pairsLog2: number): string {
-  const arms = Array.from({ length: windows }, (_, k) => {
-    const label = k === windows - 1 ? 'default' : `case ${k}u`;
-    return `        ${label}: {\n${pairLoads((t) => `slots_ro_${k}[o + ${t - 1}u]`).replace(/^/gm, '      ')}\n        }`;
-  }).join('\n');
-  return `    let p0 = p & (pairs - 1u);
-    let o = p0 & ${(2 ** pairsLog2 - 1) >>> 0}u;
-    if (o + PAIRS_AHEAD <= ${2 ** pairsLog2}u) {
-      switch (p0 >> ${pairsLog2}u) {
-${arms}
-      }
-    } else {
-${oneBindingLoads.replace(/^/gm, '  ')}
-    }`;
-}
-
 /**
  * WGSL statements of one read-ahead step of a lookup: PAIRS_AHEAD slot pairs from pair index `p`
- * (of `pairs`), every load issued before any is tested (`loads`), then tested in probe order:
- * `hit(v)` where a slot holds `key` (v: its value), `miss` at the first EMPTY slot. `windowed`:
- * the loads over slot windows (windowedLoads).
+ * (of `pairs`), every load issued before any is tested, then tested in probe order: `hit(v)` where
+ * a slot holds `key` (v: its value), `miss` at the first EMPTY slot.
  */
-function pairsAheadStep(hit: (value: string) => string, miss: string, windowed?: string): string {
-  const loads =
-    windowed === undefined
-      ? upTo(
-          MAX_PAIRS_AHEAD,
-          (t) => `    var q${t} = vec4<u32>(EMPTY);\n    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`,
-        )
-      : `${upTo(MAX_PAIRS_AHEAD, (t) => `    var q${t} = vec4<u32>(EMPTY);`)}\n${windowed}`;
+function pairsAheadStep(hit: (value: string) => string, miss: string): string {
+  const loads = upTo(
+    MAX_PAIRS_AHEAD,
+    (t) => `    var q${t} = vec4<u32>(EMPTY);\n    if (PAIRS_AHEAD >= ${t}u) { q${t} = slots_ro[(p + ${t - 1}u) & (pairs - 1u)]; }`,
+  );
   const tests = upTo(
     MAX_PAIRS_AHEAD,
     (t) => `    if (PAIRS_AHEAD >= ${t}u) {
@@ -264,8 +235,9 @@ fn lp_find_atomic(key: u32) -> vec2<u32> {
  * halving the loads of long probes. Plain loads are served by the cache; atomic loads bypass L1 and
  * cost 2.5x at high load (measured on an H200). Only valid in dispatches that do not write the table.
  */
-function findU32Code(windowed?: string): string {
-  return /* wgsl */ `
+export const findU32Module = wgslModule(
+  'linear-probe.find-u32',
+  /* wgsl */ `
 fn lp_find(key: u32) -> vec2<u32> {
   var slot = lp_home(key);
   var probes = 0u;
@@ -295,31 +267,16 @@ fn lp_find_ahead(key: u32, first: u32, done: u32) -> vec2<u32> {
   var p = first;
   var probes = done;
   loop {
-${pairsAheadStep((v) => `return vec2<u32>(${v}, 1u);`, 'break;', windowed)}
+${pairsAheadStep((v) => `return vec2<u32>(${v}, 1u);`, 'break;')}
     probes += 2u * PAIRS_AHEAD;
     p += PAIRS_AHEAD;
     if (probes >= params.max_probes) { break; }
   }
   return vec2<u32>(0u, 0u);
 }
-`;
-}
-
-export const findU32Module = wgslModule('linear-probe.find-u32', findU32Code(), {
-  requires: [commonU32Module],
-  needs: ['params', 'slots_ro', 'PAIRS_AHEAD'],
-});
-
-/**
- * `lp_find` over slot windows of 2^pairsLog2 pairs (wgsl/windows.ts): a read-ahead step picks its
- * window once. Needs the windowed `slots_ro` (the composed accessors for its first pair).
- */
-export function findWindowedU32Module(windows: number, pairsLog2: number): WgslModule {
-  return wgslModule(`linear-probe.find-u32.w${windows}x${pairsLog2}`, findU32Code(windowedLoads(windows, pairsLog2)), {
-    requires: [commonU32Module],
-    needs: ['params', 'slots_ro', 'PAIRS_AHEAD'],
-  });
-}
+`,
+  { requires: [commonU32Module], needs: ['params', 'slots_ro', 'PAIRS_AHEAD'] },
+);
 
 /**
  * Lookups whose long probes are walked by the whole subgroup (`lp_find_coop`). Each lane first
