@@ -79,8 +79,7 @@ function failedRow(table: string, workload: string, load: number, error: unknown
 
 /** Keys per buffer of a stream: the largest power of two one storage binding holds, or the plan's. */
 export function keyChunk(gpu: Gpu, plan: Pick<RunPlan, 'keyChunk'>): number {
-  const binding = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-  return plan.keyChunk ?? 2 ** Math.floor(Math.log2(binding / 4));
+  return plan.keyChunk ?? gpu.bindingElements(4);
 }
 
 function allocateKeys(gpu: Gpu, length: number, chunk: number): KeyBuffers {

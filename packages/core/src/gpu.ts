@@ -200,6 +200,16 @@ export class Gpu {
     return result as T;
   }
 
+  /**
+   * The largest power of two of elements of `elementBytes` bytes that one storage binding holds
+   * (`maxStorageBufferBindingSize`, and `maxBufferSize`): the window or chunk size of arrays split
+   * across bindings.
+   */
+  bindingElements(elementBytes: number): number {
+    const bytes = Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize);
+    return 2 ** Math.floor(Math.log2(bytes / elementBytes));
+  }
+
   /** Throws LimitExceededError when a buffer of `bytes` cannot exist or be bound on this device. */
   checkBufferSize(bytes: number, what: string, asBinding = true): void {
     if (bytes > this.limits.maxBufferSize) {

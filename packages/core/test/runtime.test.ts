@@ -14,6 +14,19 @@ describe('requestGpu', () => {
   });
 });
 
+describe('bindingElements', () => {
+  it('is the largest power of two of elements whose bytes one binding holds', async () => {
+    const gpu = await testGpu();
+    const limit = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
+    for (const bytes of [1, 4, 8, 12, 16, 256]) {
+      const n = gpu.bindingElements(bytes);
+      expect(Number.isInteger(Math.log2(n)), `${bytes}-byte elements: ${n}`).toBe(true);
+      expect(n * bytes).toBeLessThanOrEqual(limit);
+      expect(2 * n * bytes).toBeGreaterThan(limit);
+    }
+  });
+});
+
 describe('upload, download and fill', () => {
   it('round-trips random arrays of every element type', async () => {
     const gpu = await testGpu();

@@ -128,7 +128,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.keySpec = (settings.keyType === 'u64' ? u64KeySpec() : u32KeySpec(BUSY_KEY, 'empty, tombstone and busy')) as KeySpec<K>;
     this.scratch = new ScratchArena(gpu, 'linear-probe');
     this.capacity = capacity;
-    this.bindingSlots = largestWindow(gpu, 4 * this.layout.wordsPerSlot);
+    this.bindingSlots = gpu.bindingElements(4 * this.layout.wordsPerSlot);
     this.slots = this.allocateSlots(capacity);
     this.counters = gpu.createBuffer(16, 'linear-probe.counters');
     this.failures = new FailureList(this.scratch);
@@ -447,8 +447,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
    * each part's failed list names positions within that part.
    */
   private get bulkPart(): number {
-    const binding = Math.min(this.gpu.limits.maxStorageBufferBindingSize, this.gpu.limits.maxBufferSize);
-    return 2 ** Math.floor(Math.log2(binding / 8));
+    return this.gpu.bindingElements(8);
   }
 
   private encodeBulkInsert(
@@ -584,12 +583,6 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const failures = withIndices ? await this.failures.read(this.gpu, count) : { ...(await this.failures.read(this.gpu, 0)), count };
     return { words, failures };
   }
-}
-
-/** Slots of `slotBytes` in the largest power-of-two buffer the device binds whole. */
-function largestWindow(gpu: Gpu, slotBytes: number): number {
-  const bytes = Math.min(gpu.limits.maxStorageBufferBindingSize, gpu.limits.maxBufferSize);
-  return 2 ** Math.floor(Math.log2(bytes / slotBytes));
 }
 
 /** The next hash seed: a fixed sequence (runs are reproducible), never 0 after a reseed. */
