@@ -11,7 +11,7 @@ export type {
   UniformBindingSpec,
   UniformNames,
 } from './binding-layout';
-export { declaredBindingNames, storage, uniform, windowsOf } from './binding-layout';
+export { storage, uniform } from './binding-layout';
 export { BufferPool } from './buffer-pool';
 export type { DefinedKernel, EncodeOptions, KernelFamily, KernelSpec } from './define-kernel';
 export { defineKernel } from './define-kernel';
