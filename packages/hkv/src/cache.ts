@@ -29,6 +29,7 @@ import {
   type ValuesInput,
 } from './types';
 import { UpdateMode } from './wgsl/update';
+import { MAX_WINDOW_LISTS } from './wgsl/windows';
 
 const OWN_OPTIONS = [
   'capacity',
@@ -263,6 +264,17 @@ export class HkvCache {
       maxSlices,
       insertTile,
     );
+    const { windows } = cache.valueSplit;
+    if (windows - 1 > MAX_WINDOW_LISTS) {
+      cache.destroy();
+      throw new LimitExceededError(
+        `${where}: ${capacity} slots of ${options.dim} floats`,
+        'windows of value buffers',
+        windows,
+        MAX_WINDOW_LISTS + 1,
+        'Give a larger valueWindowBytes or maxValueBufferBytes.',
+      );
+    }
     await cache.clear();
     return cache;
   }

@@ -1,7 +1,7 @@
 import { BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
 import type { HkvStorage } from './storage';
 import type { ScorePolicy } from './types';
-import { POLICY_CODES, type ValueVariant } from './wgsl/common';
+import { POLICY_CODES, type ValueVariant, valueWords } from './wgsl/common';
 import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
@@ -10,7 +10,16 @@ import { insertKernel } from './wgsl/insert';
 import { rehashKernel } from './wgsl/rehash';
 import { scanKernel } from './wgsl/scan';
 import { UpdateMode, updateKernel } from './wgsl/update';
-import { evictedKernel, gatherKernel, scatterKernel } from './wgsl/windows';
+import {
+  type CopyKind,
+  copyKernel,
+  evictedKernel,
+  type ListSource,
+  listHeadWords,
+  listOffsetsKernel,
+  listWords,
+  partitionKernel,
+} from './wgsl/windows';
 
 /** A window of value buffers: the first buffer and how many. */
 export interface Window {
@@ -20,6 +29,11 @@ export interface Window {
 
 /** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
 export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
+
+/** Workgroups of a partition pass (grid-strided: fewer workgroups, fewer counter atomics). */
+const LIST_WORKGROUPS = 1024;
+/** Workgroups of a window's copy pass (grid-strided over a length only the device knows). */
+const COPY_WORKGROUPS = 4096;
 
 /** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
 export const OUT_HEAD = 4;
@@ -148,17 +162,9 @@ export class HkvEngine {
         timestampWrites: time?.('update'),
       });
     if (withValues) {
-      // Values in further windows of buffers: the updated keys' values, from the slots the pass recorded.
-      for (const w of this.windows(storage).slice(1)) {
-        scatterKernel
-          .variant({ ...this.values(storage, w), ...this.group, accumulate: plan.mode === UpdateMode.accum })
-          .encode(this.gpu, encoder, {
-            buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
-            params: { n },
-            invocations: n,
-            timestampWrites: time?.('update.values'),
-          });
-      }
+      // Values in further windows of buffers: the updated keys' values, to the slots the pass recorded.
+      const kind = plan.mode === UpdateMode.accum ? 'accumulate' : 'scatter';
+      this.encodeWindowCopies(encoder, storage, n, { source: 'updated', src: out }, { kind, vals: staged.values }, 'update', time);
     }
     const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
     if (inserts) {
@@ -235,16 +241,7 @@ export class HkvEngine {
         });
       }
     }
-    rest.forEach((w, k) => {
-      scatterKernel
-        .variant({ ...this.values(storage, w), ...this.group, placed: true, last: k === rest.length - 1 })
-        .encode(this.gpu, encoder, {
-          buffers: bind({ out, in_vals: staged.values, ...this.sliceRecord(storage, 'v', w) }),
-          params: { n },
-          invocations: n,
-          timestampWrites: time?.('insert.values'),
-        });
-    });
+    this.encodeWindowCopies(encoder, storage, n, { source: 'placed', src: out }, { kind: 'scatter', vals: staged.values }, 'insert', time);
   }
 
   /** find / contains: `found` one word per key; `values` n * dim floats; `scores` 2 words per key. */
@@ -273,17 +270,74 @@ export class HkvEngine {
       invocations: n,
       timestampWrites: time?.('find'),
     });
-    // Further windows of value buffers: copy from the slots the find recorded; the last turns them into flags.
-    windows.slice(1).forEach((w, k) => {
-      gatherKernel
-        .variant({ ...this.values(storage, w), ...this.group, flags: k === windows.length - 2 && !(out.slots ?? false) })
-        .encode(this.gpu, encoder, {
-          buffers: bind({ found: out.found, out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage, 'v', w) }),
-          params: { n },
-          invocations: n,
-          timestampWrites: time?.('find.values'),
-        });
+    // Further windows of value buffers: copy from the slots the find recorded, which then turn into flags.
+    if (windows.length > 1) {
+      const flags = !(out.slots ?? false);
+      this.encodeWindowCopies(
+        encoder,
+        storage,
+        n,
+        { source: 'found', src: out.found, flags },
+        { kind: 'gather', vals: out.values as GPUBuffer },
+        'find',
+        time,
+      );
+    }
+  }
+
+  /**
+   * The value passes of the windows past the first: lists the batch's keys by window (`src`: the
+   * find's slots, or an upsert's out buffer), then one copy pass per window over its list.
+   * Nothing to do with one window.
+   */
+  private encodeWindowCopies(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    n: number,
+    keys: { source: ListSource; src: GPUBuffer; flags?: boolean },
+    copy: { kind: CopyKind; vals: GPUBuffer },
+    label: string,
+    time?: PassTimer,
+  ): void {
+    const windows = this.windows(storage);
+    if (windows.length === 1) return;
+    const lists = windows.length - 1;
+    const buffer = this.gpu.pool.acquire(listWords(lists, n) * 4, STORAGE_USAGE, 'hkv.window.lists');
+    encoder.clearBuffer(buffer, 0, listHeadWords(lists) * 4);
+    const partition = {
+      source: keys.source,
+      lists,
+      sliceSlots: storage.split.sliceSlots,
+      perWindow: (windows[0] as Window).count,
+      deviceSlots: storage.deviceSlots,
+      flags: keys.flags ?? false,
+    };
+    const pass = (phase: 'count' | 'list') =>
+      partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
+        buffers: { src: keys.src, lists: buffer },
+        params: { n },
+        invocations: n,
+        maxWorkgroups: LIST_WORKGROUPS,
+        timestampWrites: time?.(`${label}.lists`),
+      });
+    pass('count');
+    listOffsetsKernel.variant({ lists }).encode(this.gpu, encoder, { buffers: { lists: buffer }, invocations: 1 });
+    pass('list');
+    const words = n * (valueWords(storage.dim).quads ? storage.dim / 4 : storage.dim);
+    windows.slice(1).forEach((w, list) => {
+      copyKernel.variant({ ...this.values(storage, w), lists, kind: copy.kind }).encode(this.gpu, encoder, {
+        buffers: bind({
+          lists: buffer,
+          [copy.kind === 'gather' ? 'out_vals' : 'in_vals']: copy.vals,
+          ...this.sliceRecord(storage, 'v', w),
+        }),
+        params: { list },
+        invocations: words,
+        maxWorkgroups: COPY_WORKGROUPS,
+        timestampWrites: time?.(`${label}.values`),
+      });
     });
+    this.gpu.pool.release(buffer);
   }
 
   /** erase: out word 0 counts the keys erased, word 1 receives the live count. */

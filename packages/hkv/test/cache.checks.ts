@@ -109,6 +109,11 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
               if ('values' in got && e) {
                 expect(sameRow(got.values.slice(i * dim, (i + 1) * dim), e.value), `${what}: key ${i} value differs`);
                 expect(got.scores?.[i] === e.score, `${what}: key ${i} score ${got.scores?.[i]}, model ${e.score}`);
+              } else if ('values' in got) {
+                expect(
+                  got.values.slice(i * dim, (i + 1) * dim).every((x) => x === 0),
+                  `${what}: key ${i} is absent but its value is not zeros`,
+                );
               }
             });
             continue;

@@ -58,7 +58,7 @@ export function valueWords(dim: number): { quads: boolean; element: string; wgsl
  * buffers `PREFIX0..`: slot `g`'s vector is at `(g % sliceSlots) * dim` of buffer
  * `g / sliceSlots - sliceBase`. WGSL cannot index bindings, so a switch picks the buffer. Slots
  * whose buffer is not bound (host-tier slots, other windows) load 0 and store nothing;
- * `fn NAME_here(slot) -> bool` tells which are bound.
+ * `fn NAME_here(slot) -> bool` tells which are bound, `NAME_elsewhere` which are in another window.
  */
 export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v', name = 'val', quads = false): string {
   const base = v.sliceBase ?? 0;
@@ -74,6 +74,8 @@ export function sliceAccessors(v: ValueVariant, writable: boolean, prefix = 'v',
   // Host-tier slots, and slots of other windows: the kernel leaves their values to the host or another pass.
   const guard = (ret: string) => `  if (!${name}_here(slot)) { return${ret}; }`;
   let out = `fn ${name}_here(slot: u32) -> bool { return slot < ${v.deviceSlots}u && slot / ${v.sliceSlots}u - ${base}u < ${v.slices}u; }\n`;
+  // On the device but in another window: another pass copies its vector.
+  out += `fn ${name}_elsewhere(slot: u32) -> bool { return slot < ${v.deviceSlots}u && !${name}_here(slot); }\n`;
   out += `fn ${name}_load(slot: u32, j: u32) -> ${type} {\n${guard(` ${type}()`)}\n${head}\n  ${cases((b) => `return ${b}[o];`)}\n}\n`;
   if (writable) out += `fn ${name}_store(slot: u32, j: u32, x: ${type}) {\n${guard('')}\n${head}\n  ${cases((b) => `${b}[o] = x;`)}\n}\n`;
   return out;

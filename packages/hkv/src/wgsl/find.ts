@@ -21,7 +21,7 @@ export interface FindVariant extends ValueVariant, GroupVariant {
  * reading its share of the line (see group.ts); every lane then writes its own key's answer
  * (coalesced), and the group copies value vectors together, lanes over j, when dim >= 4.
  * `found` is one word per key (1 found, 0 not); `out_scores` two words per key; `out_vals` `dim`
- * floats per key, zeros for a miss.
+ * floats per key, zeros for a miss (values in other windows of buffers: written by their copy pass).
  */
 export const findKernel = defineKernel({
   name: 'hkv.find',
@@ -80,12 +80,13 @@ ${groupEntry(v.subgroups)} {
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
       ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
-      ${v.values && !coop ? `for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = select(VAL(), val_load(g, j), g != NONE); }` : ''}
+      ${v.values && !coop ? `if (!val_elsewhere(g)) { for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = select(VAL(), val_load(g, j), g != NONE); } }` : ''}
     }
     ${
       coop
         ? groupQueue(
-            'in_batch',
+            // Keys whose vector lies in another window are left to that window's copy pass.
+            'in_batch && !val_elsewhere(g)',
             `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
       for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = select(VAL(), val_load(gs, j), gs != NONE); }`,
