@@ -988,6 +988,7 @@ export class HkvCache {
     if (this.destroyed) return;
     this.destroyed = true;
     this.storage.destroy();
+    this.engine.destroy();
   }
 
   private assertNoHostTier(where: string): void {

@@ -69,6 +69,8 @@ export function outWords(n: number, evict: boolean): number {
 
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
 export class HkvEngine {
+  private lists: GPUBuffer | undefined;
+
   constructor(
     private readonly gpu: Gpu,
     readonly policy: ScorePolicy,
@@ -302,7 +304,7 @@ export class HkvEngine {
     const windows = this.windows(storage);
     if (windows.length === 1) return;
     const lists = windows.length - 1;
-    const buffer = this.gpu.pool.acquire(listWords(lists, n) * 4, STORAGE_USAGE, 'hkv.window.lists');
+    const buffer = this.listsBuffer(listWords(lists, n) * 4);
     encoder.clearBuffer(buffer, 0, listHeadWords(lists) * 4);
     const partition = {
       source: keys.source,
@@ -337,7 +339,25 @@ export class HkvEngine {
         timestampWrites: time?.(`${label}.values`),
       });
     });
-    this.gpu.pool.release(buffer);
+  }
+
+  /**
+   * The window lists' buffer, kept for the engine's life: batches encoded back to back reuse it
+   * (their passes run in order), where a pooled buffer per batch would only come back after the
+   * submit. A larger batch swaps in a larger one.
+   */
+  private listsBuffer(bytes: number): GPUBuffer {
+    if (this.lists === undefined || this.lists.size < bytes) {
+      if (this.lists) this.gpu.pool.release(this.lists);
+      this.lists = this.gpu.pool.acquire(bytes, STORAGE_USAGE, 'hkv.window.lists');
+    }
+    return this.lists;
+  }
+
+  /** Gives the engine's own buffers back. */
+  destroy(): void {
+    if (this.lists) this.gpu.pool.release(this.lists);
+    this.lists = undefined;
   }
 
   /** erase: out word 0 counts the keys erased, word 1 receives the live count. */
