@@ -284,6 +284,46 @@ async function policyInvariants(
   }
 }
 
+/**
+ * Finds in caches whose values lie in 4 windows (a partition by bucket window, or in dual-bucket
+ * mode copies from the recorded slots) against the cache's own export: found exactly the stored
+ * keys, with their values and scores, and zeros for the others.
+ */
+async function windowedFinds(ctx: CheckContext): Promise<void> {
+  const { gpu, rng } = ctx;
+  const scale = sizeScale(ctx.scale);
+  const dim = 8;
+  const bytes = 128 * dim * 4 * scale;
+  for (const mode of ['single', 'dual'] as const) {
+    const cache = await HkvCache.create(gpu, { dim, capacity: 512 * scale, mode, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+    try {
+      expect(cache.valueSplit.windows === 4, `${mode}: expected 4 windows, got ${cache.valueSplit.windows}`);
+      const pool = keyPool(rng, 700 * scale);
+      const indices = (max: number) => fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 1, maxLength: max * scale, size: 'max' });
+      const input = fc.record({ stored: indices(600), asked: indices(400), withScores: fc.boolean() });
+      const property = fc.asyncProperty(input, async ({ stored, asked, withScores }) => {
+        await cache.clear();
+        const keys = BigUint64Array.from(stored, (i) => pool[i] as bigint);
+        await cache.insertOrAssign(keys, rows(keys, dim, 1));
+        const held = await snapshot(cache, `${mode}: after the inserts`);
+        const query = BigUint64Array.from(asked, (i) => pool[i] as bigint);
+        const got = await cache.find(query, { withScores });
+        query.forEach((k, i) => {
+          const e = held.get(k);
+          const what = `${mode}, ${withScores ? 'with' : 'without'} scores, key ${i}`;
+          expect((got.found[i] === 1) === (e !== undefined), `${what}: found ${got.found[i]}, stored ${e !== undefined}`);
+          const row = got.values.slice(i * dim, (i + 1) * dim);
+          expect(e ? sameRow(row, e.value) : row.every((x) => x === 0), `${what}: value [${row}], stored [${e?.value ?? 'none'}]`);
+          if (withScores) expect(got.scores?.[i] === (e?.score ?? 0n), `${what}: score ${got.scores?.[i]}, stored ${e?.score}`);
+        });
+      });
+      await checkProperty(property, { seed: rng.u32() | 0, numRuns: 3, scale: ctx.scale });
+    } finally {
+      cache.destroy();
+    }
+  }
+}
+
 export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'lru: random sequences of every operation on one bucket match the model',
@@ -329,6 +369,10 @@ export const cacheChecks = defineChecks('hkv/cache', [
       expect(windows === slices && slices === 4, `expected 4 windows of one buffer, got ${windows} windows of ${slices} buffers`);
       await lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: bytes, valueWindowBytes: bytes }, 3);
     },
+  },
+  {
+    name: 'finds over windows of one buffer each, single- and dual-bucket, with and without scores: the stored entries, zeros for absent keys',
+    run: (ctx) => windowedFinds(ctx),
   },
   {
     name: 'lru: values split across 4 buffers (dim 8) match the model',
