@@ -55,7 +55,7 @@ const DEFAULT_TILE = 8;
 const SMALL_DIM = 4;
 const SMALL_DIM_INSERT_TILE = 4;
 /** Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes). */
-const DEFAULT_VALUE_WINDOW_BYTES = 4 * 2 ** 30;
+const DEFAULT_VALUE_WINDOW_BYTES = 2 * 2 ** 30;
 const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */

@@ -1,7 +1,7 @@
 import { BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
 import type { HkvStorage } from './storage';
 import type { ScorePolicy } from './types';
-import { POLICY_CODES, type ValueVariant, valueWords, WORKGROUP_SIZE } from './wgsl/common';
+import { POLICY_CODES, type ValueVariant, valueWords } from './wgsl/common';
 import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
@@ -14,7 +14,6 @@ import {
   type CopyKind,
   copyKernel,
   evictedKernel,
-  firstListed,
   type ListSource,
   listHeadWords,
   listOffsetsKernel,
@@ -259,39 +258,22 @@ export class HkvEngine {
     const values = out.values !== undefined;
     const scores = out.scores !== undefined;
     const windows = values ? this.windows(storage) : [];
-    const pass = (w: Window | undefined, extra: { slots: boolean; lists: number; list: number; buffer?: GPUBuffer; workgroups?: number }) =>
-      findKernel
-        .variant({ ...this.values(storage, w), ...this.group, values, scores, dual: this.dual, slots: extra.slots, lists: extra.lists })
-        .encode(this.gpu, encoder, {
-          buffers: bind({
-            bucket_meta: storage.meta,
-            keys: storage.keys,
-            qkeys: keys,
-            found: out.found,
-            ...(extra.buffer ? { lists: extra.buffer } : {}),
-            ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
-            ...(values ? { out_vals: out.values as GPUBuffer, ...this.sliceRecord(storage, 'v', w ?? windows[0]) } : {}),
-          }),
-          params: { n, mask: storage.mask, list: extra.list },
-          invocations: n,
-          maxWorkgroups: extra.workgroups,
-          timestampWrites: time?.('find'),
-        });
-    if (windows.length <= 1) {
-      pass(undefined, { slots: out.slots ?? false, lists: 0, list: 0 });
-    } else if (!this.dual && (!scores || (windows[0] as Window).count < this.maxSlices)) {
-      // Keys listed by their bucket's window first: each window's pass then looks its keys up and
-      // copies their values, touching one window of memory.
-      const lists = this.encodePartition(encoder, storage, n, { source: 'keys', src: keys }, 'find', time);
-      const workgroups = Math.max(LIST_WORKGROUPS, Math.ceil((2 * n) / (windows.length * WORKGROUP_SIZE)));
-      windows.forEach((w, list) => {
-        pass(w, { slots: out.slots ?? false, lists: windows.length, list, buffer: lists, workgroups });
-      });
-    } else {
-      // Dual-bucket: a key's second bucket may lie in another window (and a listed pass with
-      // scores binds one buffer more than the busiest kernel, which sets the window's width). The
-      // main pass serves the first window and records slots; the others are copied from their lists.
-      pass(undefined, { slots: true, lists: 0, list: 0 });
+    const slots = (out.slots ?? false) || windows.length > 1;
+    findKernel.variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots }).encode(this.gpu, encoder, {
+      buffers: bind({
+        bucket_meta: storage.meta,
+        keys: storage.keys,
+        qkeys: keys,
+        found: out.found,
+        ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
+        ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
+      }),
+      params: { n, mask: storage.mask },
+      invocations: n,
+      timestampWrites: time?.('find'),
+    });
+    // Further windows of value buffers: copy from the slots the find recorded, which then turn into flags.
+    if (windows.length > 1) {
       const flags = !(out.slots ?? false);
       this.encodeWindowCopies(
         encoder,
@@ -306,19 +288,22 @@ export class HkvEngine {
   }
 
   /**
-   * Lists a batch's keys by window of value buffers (see partitionKernel; `src` the batch's keys,
-   * the find's slots or an upsert's out buffer) into the engine's lists buffer, which it returns.
+   * The value passes of the windows past the first: lists the batch's keys by window (`src`: the
+   * find's slots, or an upsert's out buffer), then one copy pass per window over its list.
+   * Nothing to do with one window.
    */
-  private encodePartition(
+  private encodeWindowCopies(
     encoder: GPUCommandEncoder,
     storage: HkvStorage,
     n: number,
     keys: { source: ListSource; src: GPUBuffer; flags?: boolean },
+    copy: { kind: CopyKind; vals: GPUBuffer },
     label: string,
     time?: PassTimer,
-  ): GPUBuffer {
+  ): void {
     const windows = this.windows(storage);
-    const lists = windows.length - firstListed(keys.source);
+    if (windows.length === 1) return;
+    const lists = windows.length - 1;
     const buffer = this.listsBuffer(listWords(lists, n) * 4);
     encoder.clearBuffer(buffer, 0, listHeadWords(lists) * 4);
     const partition = {
@@ -332,7 +317,7 @@ export class HkvEngine {
     const pass = (phase: 'count' | 'list') =>
       partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
         buffers: { src: keys.src, lists: buffer },
-        params: { n, mask: storage.mask },
+        params: { n },
         invocations: n,
         maxWorkgroups: LIST_WORKGROUPS,
         timestampWrites: time?.(`${label}.lists`),
@@ -340,27 +325,6 @@ export class HkvEngine {
     pass('count');
     listOffsetsKernel.variant({ lists }).encode(this.gpu, encoder, { buffers: { lists: buffer }, invocations: 1 });
     pass('list');
-    return buffer;
-  }
-
-  /**
-   * The value passes of the windows past the first: lists the batch's keys by the window of the
-   * slot the main pass recorded (`src`: the find's slots, or an upsert's out buffer), then one copy
-   * pass per window over its list. Nothing to do with one window.
-   */
-  private encodeWindowCopies(
-    encoder: GPUCommandEncoder,
-    storage: HkvStorage,
-    n: number,
-    keys: { source: ListSource; src: GPUBuffer; flags?: boolean },
-    copy: { kind: CopyKind; vals: GPUBuffer },
-    label: string,
-    time?: PassTimer,
-  ): void {
-    const windows = this.windows(storage);
-    if (windows.length === 1) return;
-    const buffer = this.encodePartition(encoder, storage, n, keys, label, time);
-    const lists = windows.length - 1;
     const words = n * (valueWords(storage.dim).quads ? storage.dim / 4 : storage.dim);
     windows.slice(1).forEach((w, list) => {
       copyKernel.variant({ ...this.values(storage, w), lists, kind: copy.kind }).encode(this.gpu, encoder, {

@@ -2,7 +2,6 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
-import { listHeadWords } from './windows';
 
 export interface FindVariant extends ValueVariant, GroupVariant {
   /** Copy the values out (find); false for contains. */
@@ -12,11 +11,6 @@ export interface FindVariant extends ValueVariant, GroupVariant {
   dual: boolean;
   /** Write each key's slot (NONE when absent) instead of a 0/1 flag: the host tier gathers the host-resident values. */
   slots: boolean;
-  /**
-   * Lists of a partition by bucket window (0: none): the pass runs over list \`params.list\`'s keys,
-   * whose buckets and values all lie in the window it binds.
-   */
-  lists: number;
 }
 
 /**
@@ -32,7 +26,7 @@ export interface FindVariant extends ValueVariant, GroupVariant {
 export const findKernel = defineKernel({
   name: 'hkv.find',
   workgroupSize: WORKGROUP_SIZE,
-  params: { n: 'u32', mask: 'u32', list: 'u32' },
+  params: { n: 'u32', mask: 'u32' },
   variant: {
     dim: 1,
     slices: 1,
@@ -43,7 +37,6 @@ export const findKernel = defineKernel({
     scores: false,
     dual: false,
     slots: false,
-    lists: 0,
     subgroups: false,
     tile: 1,
   } as FindVariant,
@@ -53,7 +46,6 @@ export const findKernel = defineKernel({
     keys: storage('read', 'vec2<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     found: storage('read_write', 'u32'),
-    ...(v.lists > 0 ? { lists: storage('read', 'u32') } : {}),
     ...(v.scores ? { scores: storage('read', 'vec2<u32>'), out_scores: storage('read_write', 'vec2<u32>') } : {}),
     ...(v.values
       ? { out_vals: storage('read_write', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element) }
@@ -71,20 +63,11 @@ fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
 ${io.wgsl}
 ${v.values ? sliceAccessors(v, false, 'v', 'val', io.quads) : ''}
 
-${v.lists > 0 ? listedPrologue(v.lists) : ''}
-
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
-  ${v.lists > 0 ? 'let listed = listed_range(lid);' : ''}
-  ${chunkLoop(v.lists > 0 ? 'listed.x' : 'params.n', WORKGROUP_SIZE)} {
-    ${
-      v.lists > 0
-        ? `let in_batch = base + lid < listed.x;
-    var i = 0u;
-    if (in_batch) { i = lists[LIST_HEAD + 2u * (listed.y + base + lid)]; }`
-        : `let i = base + lid;
-    let in_batch = i < params.n;`
-    }
+  ${chunkLoop('params.n', WORKGROUP_SIZE)} {
+    let i = base + lid;
+    let in_batch = i < params.n;
     var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
     if (in_batch) { k = qkeys[i]; }
     let h = hkv_hash(k);
@@ -120,16 +103,3 @@ ${groupEntry(v.subgroups)} {
     );
   },
 });
-
-/** A listed pass's list: (its length, its first entry), the same on every invocation of a workgroup. */
-function listedPrologue(lists: number): string {
-  return /* wgsl */ `const LIST_HEAD: u32 = ${listHeadWords(lists)}u;
-var<workgroup> wg_listed: vec2<u32>;
-fn listed_range(lid: u32) -> vec2<u32> {
-  if (lid == 0u) {
-    let count = lists[params.list];
-    wg_listed = vec2<u32>(count, lists[${lists}u + params.list] - count);
-  }
-  return workgroupUniformLoad(&wg_listed);
-}`;
-}

@@ -55,17 +55,8 @@ export function listWords(lists: number, n: number): number {
   return listHeadWords(lists) + 2 * n;
 }
 
-/**
- * Which keys a partition lists, and by what: a batch's keys by their bucket's window (finds, before
- * the lookups: every key, reserved ones with the first window), or by the slot an earlier pass
- * recorded (windows past the first only): found slots, updated keys, keys placed by an insert pass.
- */
-export type ListSource = 'keys' | 'found' | 'updated' | 'placed';
-
-/** The first window a source lists (slot sources leave the first window to the main pass). */
-export function firstListed(source: ListSource): number {
-  return source === 'keys' ? 0 : 1;
-}
+/** Which keys a partition lists: found slots (find), updated keys or keys placed by an insert pass. */
+export type ListSource = 'found' | 'updated' | 'placed';
 
 interface PartitionVariant {
   source: ListSource;
@@ -80,43 +71,39 @@ interface PartitionVariant {
   flags: boolean;
 }
 
-/** Key i's list in \`l\` (NONE: not listed) and its slot in \`g\`: source-specific reads, and the list phase's rewrites. */
+/** The key at index i: its slot in `g` and whether it is listed (source-specific reads, and the list phase's rewrites). */
 function listedKey(v: PartitionVariant): string {
   const rewrite = v.phase === 'list';
   switch (v.source) {
-    case 'keys':
-      return `l = key_list(vec2<u32>(src[2u * i], src[2u * i + 1u]));`;
     case 'found':
       return `g = src[i];
-      l = list_of(g);
+      todo = true;
       ${rewrite && v.flags ? 'src[i] = select(0u, 1u, g != NONE);' : ''}`;
     case 'updated':
-      return `g = src[OUT_HEAD + params.n + i];
-      if (src[OUT_HEAD + i] == ST_UPDATED) { l = list_of(g); }`;
+      return `todo = src[OUT_HEAD + i] == ST_UPDATED;
+      g = src[OUT_HEAD + params.n + i];`;
     case 'placed':
       return `let st = src[OUT_HEAD + i];
+      todo = (st & VALUES_PENDING) != 0u;
       g = src[OUT_HEAD + params.n + i];
-      if ((st & VALUES_PENDING) != 0u) {
-        l = list_of(g);
-        ${rewrite ? 'src[OUT_HEAD + i] = st & ~VALUES_PENDING;' : ''}
-      }`;
+      ${rewrite ? 'if (todo) { src[OUT_HEAD + i] = st & ~VALUES_PENDING; }' : ''}`;
   }
 }
 
 /**
- * Partitions a batch's keys by window of value buffers, so that each window's pass runs over its
- * own keys only (a pass per window over every key cost as much again as the copies), and touches
- * one window's memory (random access over more than a few GiB runs several times slower). Three dispatches over one cleared lists buffer: `count` (a workgroup
+ * Partitions a batch's keys by the window of value buffers their slot lies in, so that each
+ * window's copy pass runs over its own keys only (a pass per window over every key cost as much
+ * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
- * (workgroup ranks, one cursor atomic per list and workgroup). Slot sources leave out keys in
- * the first window (which the main pass served), in the host tier, or absent. Placed keys: the list
+ * (workgroup ranks, one cursor atomic per list and workgroup). Keys in the first window
+ * (which the main pass served), in the host tier, or absent are not listed. Placed keys: the list
  * phase clears their VALUES_PENDING flag and records where the next pass's evictions start (out
  * word 2), as the last value pass did before.
  */
 export const partitionKernel = defineKernel({
   name: 'hkv.window.partition',
   workgroupSize: LIST_WORKGROUP,
-  params: { n: 'u32', mask: 'u32' },
+  params: { n: 'u32' },
   variant: {
     source: 'found',
     phase: 'count',
@@ -133,11 +120,13 @@ export const partitionKernel = defineKernel({
   },
   source: (decls, v) => {
     const listed = /* wgsl */ `let i = base + lid;
+    var todo = false;
     var g = NONE;
-    var l = NONE;
     if (i < params.n) {
       ${listedKey(v)}
-    }`;
+    }
+    var l = NONE;
+    if (todo) { l = list_of(g); }`;
     const body =
       v.phase === 'count'
         ? /* wgsl */ `  ${chunkLoop('params.n', LIST_WORKGROUP)} {
@@ -179,14 +168,6 @@ fn list_of(g: u32) -> u32 {
   if (g >= ${v.deviceSlots}u) { return NONE; }
   let w = (g / ${v.sliceSlots}u) / ${v.perWindow}u;
   return select(w - 1u, NONE, w == 0u);
-}
-
-/** The list of key k: its bucket's window (the first for reserved keys and host-tier buckets). */
-fn key_list(k: vec2<u32>) -> u32 {
-  if (hkv_is_reserved(k)) { return 0u; }
-  let slot = hkv_bucket(hkv_hash(k), params.mask) * BUCKET;
-  if (slot >= ${v.deviceSlots}u) { return 0u; }
-  return (slot / ${v.sliceSlots}u) / ${v.perWindow}u;
 }
 
 ${entryPoint(LIST_WORKGROUP)} {
