@@ -1,5 +1,5 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { benchKeys as anyBenchKeys, defineChecks } from '@gpuhash/testing';
+import { benchKeys as anyBenchKeys, defineChecks, StressModel } from '@gpuhash/testing';
 import { Op, RESERVED_KEYS } from '../src';
 import { checkLayout } from './invariants';
 import { createTable, expect, perVariant } from './table.checks';
@@ -60,33 +60,19 @@ export const stressChecks = defineChecks('hive/stress', [
       const table = await createTable(gpu, v, { capacity, growth: false });
       const universe = benchKeys(capacity);
       const target = Math.floor(capacity * 0.95);
-      // Every value ever stored under each key, and the keys acknowledged as present.
-      const stored = new Map<number, Set<number>>();
-      const present = new Set<number>();
-      const note = (k: number, value: number) => {
-        let s = stored.get(k);
-        if (!s) stored.set(k, (s = new Set()));
-        s.add(value);
-      };
+      const model = new StressModel();
       const refill = async () => {
         const missing: number[] = [];
-        for (let i = 0; i < universe.length && present.size + missing.length < target; i++) {
+        for (let i = 0; i < universe.length && model.present.size + missing.length < target; i++) {
           const k = universe[i] as number;
-          if (!present.has(k)) missing.push(k);
+          if (!model.present.has(k)) missing.push(k);
         }
         const keys = Uint32Array.from(missing);
         const values = rng.u32Array(keys.length);
-        for (let i = 0; i < keys.length; i++) note(keys[i] as number, values[i] as number);
-        const r = await table.insert(keys, values);
-        const failed = new Set(r.failed);
-        keys.forEach((k, i) => {
-          if (!failed.has(i)) present.add(k);
-        });
+        model.inserted(keys, values, (await table.insert(keys, values)).failed);
       };
       await refill();
       const hot = universe.subarray(0, 64);
-      let checkedFinds = 0;
-      let mustFinds = 0;
       for (let round = 0; round < 6; round++) {
         const n = 4096 * scale;
         const keys = new Uint32Array(n);
@@ -96,48 +82,15 @@ export const stressChecks = defineChecks('hive/stress', [
           keys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : universe[rng.below(universe.length)]) as number;
           const r = rng.below(20);
           ops[i] = r < 8 ? Op.find : r < 13 ? Op.insertOrAssign : r < 17 ? Op.insert : Op.erase;
-          if ((ops[i] as number) <= Op.insertOrAssign) note(keys[i] as number, values[i] as number);
         }
-        const erasedHere = new Set<number>();
-        keys.forEach((k, i) => {
-          if (ops[i] === Op.erase) erasedHere.add(k);
-        });
-        const result = await table.apply({ ops, keys, values });
-        const failed = new Set(result.failed);
-        for (let i = 0; i < n; i++) {
-          const k = keys[i] as number;
-          if (failed.has(i)) expect(result.status[i] === 0, `round ${round}: failed insert ${i} reported status 1`);
-          if (ops[i] !== Op.find) continue;
-          if (result.status[i] === 1) {
-            checkedFinds++;
-            expect(
-              stored.get(k)?.has(result.values[i] as number) ?? false,
-              `round ${round}: find of 0x${k.toString(16)} returned ${result.values[i]}, never stored under it`,
-            );
-          } else if (present.has(k) && !erasedHere.has(k)) {
-            throw new Error(`round ${round}: key 0x${k.toString(16)} was acknowledged and not erased, but a find missed it`);
-          }
-          if (present.has(k) && !erasedHere.has(k)) mustFinds++;
-        }
-        // After the batch: keys it erased may or may not be back (an insert in the same batch may
-        // have won); keys it inserted without failure are present unless it also erased them.
-        for (const k of erasedHere) present.delete(k);
-        for (let i = 0; i < n; i++) {
-          const k = keys[i] as number;
-          if ((ops[i] as number) <= Op.insertOrAssign && !erasedHere.has(k) && !failed.has(i)) present.add(k);
-        }
+        model.applied(`round ${round}`, ops, keys, values, await table.apply({ ops, keys, values }));
         const layout = await checkLayout(table, `round ${round}`);
         expect(layout.pairs.size === table.size, `round ${round}: ${layout.pairs.size} keys stored, size ${table.size}`);
-        for (const [k, val] of layout.pairs) {
-          expect(stored.get(k)?.has(val) ?? false, `round ${round}: 0x${k.toString(16)} holds ${val}, never stored under it`);
-        }
-        for (const k of present) expect(layout.pairs.has(k), `round ${round}: acknowledged key 0x${k.toString(16)} was lost`);
-        // Keys the batch erased and re-inserted are whatever the table says.
-        for (const k of erasedHere) if (layout.pairs.has(k)) present.add(k);
+        model.contents(`round ${round}`, layout.pairs);
         await refill();
       }
       const stats = await table.stats();
-      expect(checkedFinds > 0 && mustFinds > 0, 'the stress made no finds');
+      expect(model.checkedFinds > 0 && model.mustFinds > 0, 'the stress made no finds');
       expect(
         stats.loadFactor > 0.9 && stats.lockedInserts > 0,
         `the stress did not reach the locked path at load 0.95: ${JSON.stringify(stats)}`,

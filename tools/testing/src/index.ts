@@ -11,5 +11,7 @@ export type { Rng } from './rng';
 export { createRng, defaultSeed } from './rng';
 export type { KernelRun } from './run-kernel';
 export { runKernelOnArrays } from './run-kernel';
+export type { StressBatchResult } from './stress-model';
+export { StressModel } from './stress-model';
 export type { AppliedBatch } from './table-model';
 export { expectApplyMatchesModel, expectMatchesModel, TableModel } from './table-model';
