@@ -912,11 +912,27 @@ export class HkvCache {
     out: { found: DeviceArray<'u32'>; values?: DeviceArray<'f32'> },
     time?: PassTimer,
   ): void {
-    this.assertLive('HkvCache.encodeFind');
-    this.assertNoHostTier('HkvCache.encodeFind');
-    const n = keyCount(keys, 'HkvCache.encodeFind');
-    if (n === 0) return;
-    this.engine.encodeFind(encoder, this.storage, keys.buffer, n, { found: out.found.buffer, values: out.values?.buffer }, time);
+    this.encodeFindBatches(encoder, [{ keys, ...out }], time);
+  }
+
+  /**
+   * Encodes the finds of several batches of device keys, each as encodeFind, for a load larger
+   * than one binding of values holds. Their results are those of encodeFind called per batch; with
+   * values in several windows (valueWindowBytes), each window's copies then run once for all the
+   * batches, which is faster than batch by batch.
+   */
+  encodeFindBatches(
+    encoder: GPUCommandEncoder,
+    batches: readonly { keys: DeviceArray<'u32'>; found: DeviceArray<'u32'>; values?: DeviceArray<'f32'> }[],
+    time?: PassTimer,
+  ): void {
+    const where = 'HkvCache.encodeFind';
+    this.assertLive(where);
+    this.assertNoHostTier(where);
+    const work = batches
+      .map((b) => ({ keys: b.keys.buffer, n: keyCount(b.keys, where), out: { found: b.found.buffer, values: b.values?.buffer } }))
+      .filter((b) => b.n > 0);
+    this.engine.encodeFinds(encoder, this.storage, work, time);
   }
 
   /** Encodes emptying the cache (as clear, without waiting). */

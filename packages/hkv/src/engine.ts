@@ -1,4 +1,4 @@
-import { BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
+import { type Binding, BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
 import type { HkvStorage } from './storage';
 import type { ScorePolicy } from './types';
 import { POLICY_CODES, type ValueVariant, valueWords } from './wgsl/common';
@@ -25,6 +25,29 @@ import {
 export interface Window {
   base: number;
   count: number;
+}
+
+/** What a find writes: one found word per key, and values and scores when given. */
+export interface FindOutputs {
+  found: GPUBuffer;
+  values?: GPUBuffer;
+  scores?: GPUBuffer;
+  /** Leave each key's slot (NONE when absent) in `found` instead of a 0/1 flag (the host tier). */
+  slots?: boolean;
+}
+
+/** One batch of a multi-batch find. */
+export interface FindBatch {
+  keys: GPUBuffer;
+  n: number;
+  out: FindOutputs;
+}
+
+/** A batch's window lists: a range of the engine's lists buffer. */
+interface ListRegion {
+  buffer: GPUBuffer;
+  offset: number;
+  size: number;
 }
 
 /** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
@@ -247,65 +270,89 @@ export class HkvEngine {
   }
 
   /** find / contains: `found` one word per key; `values` n * dim floats; `scores` 2 words per key. */
-  encodeFind(
-    encoder: GPUCommandEncoder,
-    storage: HkvStorage,
-    keys: GPUBuffer,
-    n: number,
-    out: { found: GPUBuffer; values?: GPUBuffer; scores?: GPUBuffer; slots?: boolean },
-    time?: PassTimer,
-  ): void {
-    const values = out.values !== undefined;
-    const scores = out.scores !== undefined;
-    const windows = values ? this.windows(storage) : [];
-    const slots = (out.slots ?? false) || windows.length > 1;
-    findKernel.variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots }).encode(this.gpu, encoder, {
-      buffers: bind({
-        bucket_meta: storage.meta,
-        keys: storage.keys,
-        qkeys: keys,
-        found: out.found,
-        ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
-        ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
-      }),
-      params: { n, mask: storage.mask },
-      invocations: n,
-      timestampWrites: time?.('find'),
-    });
-    // Further windows of value buffers: copy from the slots the find recorded, which then turn into flags.
-    if (windows.length > 1) {
-      const flags = !(out.slots ?? false);
-      this.encodeWindowCopies(
-        encoder,
-        storage,
-        n,
-        { source: 'found', src: out.found, flags },
-        { kind: 'gather', vals: out.values as GPUBuffer },
-        'find',
-        time,
-      );
-    }
+  encodeFind(encoder: GPUCommandEncoder, storage: HkvStorage, keys: GPUBuffer, n: number, out: FindOutputs, time?: PassTimer): void {
+    this.encodeFinds(encoder, storage, [{ keys, n, out }], time);
   }
 
   /**
-   * The value passes of the windows past the first: lists the batch's keys by window (`src`: the
-   * find's slots, or an upsert's out buffer), then one copy pass per window over its list.
-   * Nothing to do with one window.
+   * Finds of several batches (each as encodeFind). With values in several windows, every batch is
+   * looked up and listed first, then each window's copies run for all the batches together: a
+   * window's pass pays a fixed cost for the memory it starts touching (about 80 us a pass at dim
+   * 64 on an H100), so it is paid once per window rather than once per window and batch.
    */
-  private encodeWindowCopies(
+  encodeFinds(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly FindBatch[], time?: PassTimer): void {
+    const copies: { n: number; region: ListRegion; kind: CopyKind; vals: GPUBuffer }[] = [];
+    const regions = this.listRegions(
+      storage,
+      batches.map((b) => (b.out.values ? b.n : 0)),
+    );
+    batches.forEach((b, k) => {
+      const { keys, n, out } = b;
+      const values = out.values !== undefined;
+      const scores = out.scores !== undefined;
+      const windowed = values && this.windows(storage).length > 1;
+      findKernel
+        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed })
+        .encode(this.gpu, encoder, {
+          buffers: bind({
+            bucket_meta: storage.meta,
+            keys: storage.keys,
+            qkeys: keys,
+            found: out.found,
+            ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
+            ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
+          }),
+          params: { n, mask: storage.mask },
+          invocations: n,
+          timestampWrites: time?.('find'),
+        });
+      // Further windows of value buffers: list the keys by the window of the slot the find
+      // recorded (the slots then turn into flags); the copies follow for every batch at once.
+      const region = regions[k];
+      if (windowed && region) {
+        this.encodePartition(encoder, storage, n, { source: 'found', src: out.found, flags: !(out.slots ?? false) }, region, 'find', time);
+        copies.push({ n, region, kind: 'gather', vals: out.values as GPUBuffer });
+      }
+    });
+    this.encodeCopies(encoder, storage, copies, 'find', time);
+  }
+
+  /**
+   * Where each batch's window lists go in the engine's lists buffer (ranges aligned for binding), or
+   * none when the values lie in one window. `counts[k]` 0: batch k has no list.
+   */
+  private listRegions(storage: HkvStorage, counts: readonly number[]): (ListRegion | undefined)[] {
+    const windows = this.windows(storage).length;
+    if (windows === 1) return [];
+    const align = this.gpu.limits.minStorageBufferOffsetAlignment;
+    let at = 0;
+    const out = counts.map((n) => {
+      if (n === 0) return undefined;
+      const size = listWords(windows - 1, n) * 4;
+      const region = { offset: at, size };
+      at += Math.ceil(size / align) * align;
+      return region;
+    });
+    const buffer = this.listsBuffer(Math.max(at, 4));
+    return out.map((r) => r && { buffer, ...r });
+  }
+
+  /**
+   * Lists one batch's keys by the window of the slot the main pass recorded (partitionKernel; `src`
+   * the find's slots or an upsert's out buffer) into `region`.
+   */
+  private encodePartition(
     encoder: GPUCommandEncoder,
     storage: HkvStorage,
     n: number,
     keys: { source: ListSource; src: GPUBuffer; flags?: boolean },
-    copy: { kind: CopyKind; vals: GPUBuffer },
+    region: ListRegion,
     label: string,
     time?: PassTimer,
   ): void {
     const windows = this.windows(storage);
-    if (windows.length === 1) return;
     const lists = windows.length - 1;
-    const buffer = this.listsBuffer(listWords(lists, n) * 4);
-    encoder.clearBuffer(buffer, 0, listHeadWords(lists) * 4);
+    encoder.clearBuffer(region.buffer, region.offset, listHeadWords(lists) * 4);
     const partition = {
       source: keys.source,
       lists,
@@ -316,29 +363,59 @@ export class HkvEngine {
     };
     const pass = (phase: 'count' | 'list') =>
       partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
-        buffers: { src: keys.src, lists: buffer },
+        buffers: { src: keys.src, lists: region },
         params: { n },
         invocations: n,
         maxWorkgroups: LIST_WORKGROUPS,
         timestampWrites: time?.(`${label}.lists`),
       });
     pass('count');
-    listOffsetsKernel.variant({ lists }).encode(this.gpu, encoder, { buffers: { lists: buffer }, invocations: 1 });
+    listOffsetsKernel.variant({ lists }).encode(this.gpu, encoder, { buffers: { lists: region }, invocations: 1 });
     pass('list');
-    const words = n * (valueWords(storage.dim).quads ? storage.dim / 4 : storage.dim);
+  }
+
+  /** The copy passes of the windows past the first, window by window, each over every listed batch. */
+  private encodeCopies(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    batches: readonly { n: number; region: ListRegion; kind: CopyKind; vals: GPUBuffer }[],
+    label: string,
+    time?: PassTimer,
+  ): void {
+    const windows = this.windows(storage);
+    const lists = windows.length - 1;
+    const quads = valueWords(storage.dim).quads;
     windows.slice(1).forEach((w, list) => {
-      copyKernel.variant({ ...this.values(storage, w), lists, kind: copy.kind }).encode(this.gpu, encoder, {
-        buffers: bind({
-          lists: buffer,
-          [copy.kind === 'gather' ? 'out_vals' : 'in_vals']: copy.vals,
-          ...this.sliceRecord(storage, 'v', w),
-        }),
-        params: { list },
-        invocations: words,
-        maxWorkgroups: COPY_WORKGROUPS,
-        timestampWrites: time?.(`${label}.values`),
-      });
+      for (const b of batches) {
+        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind }).encode(this.gpu, encoder, {
+          buffers: bind({
+            lists: b.region,
+            [b.kind === 'gather' ? 'out_vals' : 'in_vals']: b.vals,
+            ...this.sliceRecord(storage, 'v', w),
+          }),
+          params: { list },
+          invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
+          maxWorkgroups: COPY_WORKGROUPS,
+          timestampWrites: time?.(`${label}.values`),
+        });
+      }
     });
+  }
+
+  /** The value passes of an upsert's windows past the first: its keys listed, then the copies. */
+  private encodeWindowCopies(
+    encoder: GPUCommandEncoder,
+    storage: HkvStorage,
+    n: number,
+    keys: { source: ListSource; src: GPUBuffer },
+    copy: { kind: CopyKind; vals: GPUBuffer },
+    label: string,
+    time?: PassTimer,
+  ): void {
+    const [region] = this.listRegions(storage, [n]);
+    if (!region) return;
+    this.encodePartition(encoder, storage, n, keys, region, label, time);
+    this.encodeCopies(encoder, storage, [{ n, region, ...copy }], label, time);
   }
 
   /**
@@ -449,7 +526,7 @@ export class HkvEngine {
  * Buffers by binding name for a kernel whose bindings depend on its variant (value buffers,
  * optional outputs): the variant's layout checks the names when the pass is encoded.
  */
-function bind(record: Record<string, GPUBuffer>): never {
+function bind(record: Record<string, Binding>): never {
   return record as never;
 }
 

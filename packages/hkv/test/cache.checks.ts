@@ -316,6 +316,35 @@ async function windowedFinds(ctx: CheckContext): Promise<void> {
           expect(e ? sameRow(row, e.value) : row.every((x) => x === 0), `${what}: value [${row}], stored [${e?.value ?? 'none'}]`);
           if (withScores) expect(got.scores?.[i] === (e?.score ?? 0n), `${what}: score ${got.scores?.[i]}, stored ${e?.score}`);
         });
+        // The same keys as three device batches in one encoder (windows visited once for all).
+        const cuts = [0, Math.floor(query.length / 3), Math.floor((2 * query.length) / 3), query.length];
+        const parts = cuts
+          .slice(1)
+          .map((end, c) => ({ from: cuts[c] as number, n: end - (cuts[c] as number) }))
+          .filter((p) => p.n > 0)
+          .map(({ from, n }) => ({
+            from,
+            n,
+            keys: gpu.upload(new Uint32Array(query.slice(from, from + n).buffer)),
+            found: gpu.createArray('u32', n),
+            values: gpu.createArray('f32', n * dim),
+          }));
+        const encoder = gpu.device.createCommandEncoder();
+        cache.encodeFindBatches(encoder, parts);
+        gpu.submit([encoder.finish()]);
+        for (const [c, p] of parts.entries()) {
+          const found = await gpu.download(p.found, p.n);
+          const values = await gpu.download(p.values, p.n * dim);
+          for (let i = 0; i < p.n; i++) {
+            const at = p.from + i;
+            expect(found[i] === got.found[at], `${mode}, batch ${c} key ${i}: device found ${found[i]}, host ${got.found[at]}`);
+            expect(
+              sameRow(values.slice(i * dim, (i + 1) * dim), got.values.slice(at * dim, (at + 1) * dim)),
+              `${mode}, batch ${c} key ${i}: device and host values differ`,
+            );
+          }
+          for (const a of [p.keys, p.found, p.values]) a.destroy();
+        }
       });
       await checkProperty(property, { seed: rng.u32() | 0, numRuns: 3, scale: ctx.scale });
     } finally {
@@ -371,7 +400,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   {
-    name: 'finds over windows of one buffer each, single- and dual-bucket, with and without scores: the stored entries, zeros for absent keys',
+    name: 'finds over windows of one buffer each, single- and dual-bucket, with and without scores, host and in device batches: the stored entries, zeros for absent keys',
     run: (ctx) => windowedFinds(ctx),
   },
   {

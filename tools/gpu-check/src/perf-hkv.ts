@@ -8,7 +8,8 @@
  * group, 0 = one invocation per key; default the cache's choice), WALL=1 (also time each rep as its
  * own submission, submit to completion), BATCH (keys per batch; default
  * as many as one binding of values holds), VALUE_BUFFER_MB (largest value buffer; default the binding
- * limit), WINDOW_MB (values one pass touches; default the cache's).
+ * limit), WINDOW_MB (values one pass touches; default the cache's), PER_BATCH=1 (finds batch by
+ * batch, encodeFind, instead of one encodeFindBatches).
  */
 
 import { DeviceArray, requestGpu } from '@gpuhash/core';
@@ -27,6 +28,7 @@ const gather = Number(process.env.GATHER ?? 0);
 const tiles: (number | undefined)[] = process.env.TILES ? process.env.TILES.split(',').map(Number) : [undefined];
 const wall = process.env.WALL === '1';
 const batchKeys = Number(process.env.BATCH ?? 0);
+const perBatch = process.env.PER_BATCH === '1';
 let lastWall = 0;
 const wallNote = () => (wall ? ` (wall ${lastWall.toFixed(2)} ms)` : '');
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
@@ -145,7 +147,11 @@ for (const tile of tiles)
           ['miss', misses],
         ] as const) {
           const f = await timePasses((enc, time) => {
-            for (const p of parts(q)) cache.encodeFind(enc, p.keys, { found, values: outValues }, time);
+            // One call for every batch (each window's copies run once for all of them), or with
+            // PER_BATCH=1 one encodeFind per batch.
+            const batches = parts(q).map((p) => ({ keys: p.keys, found, values: outValues }));
+            if (perBatch) for (const b of batches) cache.encodeFind(enc, b.keys, b, time);
+            else cache.encodeFindBatches(enc, batches, time);
           });
           const ms = [...f.values()].reduce((a, b) => a + b, 0);
           const passes = f.size > 1 ? ` [${[...f].map(([l, t]) => `${l} ${t.toFixed(2)}`).join(', ')}]` : '';
