@@ -15,7 +15,6 @@ import {
   copyKernel,
   evictedKernel,
   type ListSource,
-  listGridOffset,
   listHeadWords,
   listOffsetsKernel,
   listWords,
@@ -56,6 +55,8 @@ export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefi
 
 /** Workgroups of a partition pass (grid-strided: fewer workgroups, fewer counter atomics). */
 const LIST_WORKGROUPS = 1024;
+/** Workgroups of a window's copy pass (grid-strided over a length only the device knows). */
+const COPY_WORKGROUPS = 4096;
 
 /** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
 export const OUT_HEAD = 4;
@@ -369,8 +370,7 @@ export class HkvEngine {
         timestampWrites: time?.(`${label}.lists`),
       });
     pass('count');
-    const words = valueWords(storage.dim).quads ? storage.dim / 4 : storage.dim;
-    listOffsetsKernel.variant({ lists, words }).encode(this.gpu, encoder, { buffers: { lists: region }, invocations: 1 });
+    listOffsetsKernel.variant({ lists }).encode(this.gpu, encoder, { buffers: { lists: region }, invocations: 1 });
     pass('list');
   }
 
@@ -384,6 +384,7 @@ export class HkvEngine {
   ): void {
     const windows = this.windows(storage);
     const lists = windows.length - 1;
+    const quads = valueWords(storage.dim).quads;
     windows.slice(1).forEach((w, list) => {
       for (const b of batches) {
         copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind }).encode(this.gpu, encoder, {
@@ -393,8 +394,8 @@ export class HkvEngine {
             ...this.sliceRecord(storage, 'v', w),
           }),
           params: { list },
-          // The grid the offsets pass laid out: none for an empty list.
-          indirect: { buffer: b.region.buffer, offset: b.region.offset + listGridOffset(lists, list) },
+          invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
+          maxWorkgroups: COPY_WORKGROUPS,
           timestampWrites: time?.(`${label}.values`),
         });
       }
@@ -425,7 +426,7 @@ export class HkvEngine {
   private listsBuffer(bytes: number): GPUBuffer {
     if (this.lists === undefined || this.lists.size < bytes) {
       if (this.lists) this.gpu.pool.release(this.lists);
-      this.lists = this.gpu.pool.acquire(bytes, STORAGE_USAGE | BufferUsage.INDIRECT, 'hkv.window.lists');
+      this.lists = this.gpu.pool.acquire(bytes, STORAGE_USAGE, 'hkv.window.lists');
     }
     return this.lists;
   }

@@ -38,25 +38,16 @@ ${body}}
 /** Invocations per workgroup of the partition and copy passes (plain element loops, no groups). */
 const LIST_WORKGROUP = 256;
 
-/** Most workgroups of a copy pass (it grid-strides over longer lists). */
-export const COPY_WORKGROUPS = 4096;
-
 /** The most windows past the first that one partition lists (each a workgroup counter). */
 export const MAX_WINDOW_LISTS = 1024;
 
 /**
- * The lists buffer of a batch: list c (window c + 1) has its count in word c, its cursor in word
- * LISTS + c (the cursor ends one past its last entry) and its copy pass's grid in words 2 LISTS +
- * 3c..; then entries of two words (key index, slot) from word `listHeadWords(lists)` on, list after
- * list.
+ * The lists buffer of a batch: list c (window c + 1) has its count in word c and its cursor in word
+ * LISTS + c (the cursor ends one past its last entry), then entries of two words (key index, slot)
+ * from word `listHeadWords(lists)` on, list after list.
  */
 export function listHeadWords(lists: number): number {
-  return 5 * lists + ((5 * lists) & 1);
-}
-
-/** Byte offset, in a lists region, of list `list`'s copy grid (three workgroup counts). */
-export function listGridOffset(lists: number, list: number): number {
-  return 4 * (2 * lists + 3 * list);
+  return 2 * lists + ((2 * lists) & 1);
 }
 
 /** Words a batch of n keys needs for its lists. */
@@ -192,7 +183,7 @@ ${body}
 export const listOffsetsKernel = defineKernel({
   name: 'hkv.window.offsets',
   workgroupSize: 1,
-  variant: { lists: 1, words: 1 },
+  variant: { lists: 1 },
   bindings: { lists: storage('read_write', 'u32') },
   source: (decls, v) => /* wgsl */ `
 ${decls}
@@ -200,15 +191,8 @@ ${decls}
 fn main() {
   var at = 0u;
   for (var c = 0u; c < ${v.lists}u; c++) {
-    let count = lists[c];
     lists[${v.lists}u + c] = at;
-    at += count;
-    // The list's copy grid: enough workgroups for its words, at most COPY_WORKGROUPS (the pass
-    // grid-strides), none for an empty list.
-    let groups = min((count * ${v.words}u + ${LIST_WORKGROUP - 1}u) / ${LIST_WORKGROUP}u, ${COPY_WORKGROUPS}u);
-    lists[${2 * v.lists}u + 3u * c] = groups;
-    lists[${2 * v.lists}u + 3u * c + 1u] = 1u;
-    lists[${2 * v.lists}u + 3u * c + 2u] = 1u;
+    at += lists[c];
   }
 }
 `,
