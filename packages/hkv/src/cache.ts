@@ -391,6 +391,9 @@ export class HkvCache {
     }
     const scoreIn = scores === undefined ? undefined : scoreWords(scores, n, where);
     if (flags && flags.length !== n) throw new InvalidArgumentError(`${where}: keys has ${n} entries but accumulate has ${flags.length}`);
+    // The batch's staging arrays: keys, scores and flags (5 words a key), statuses and slots (2, 7
+    // with evictions), values (dim), evicted values (dim).
+    this.assertBatchFits(where, n, Math.max(5, evict || this.host ? 7 : 2, withValues || evict ? this.dim : 0));
     const hostBatch = words !== undefined && !(values instanceof DeviceArray) && !(scoreIn instanceof DeviceArray);
     if (hostBatch && MERGED_UPDATES.includes(mode) && n > 0) {
       return this.joinUpdate(where, mode, words, values as Float32Array | undefined, scoreIn as Uint32Array | undefined);
@@ -409,6 +412,12 @@ export class HkvCache {
     const kind = `update:${mode}:${scores ? 1 : 0}`;
     const tail = this.tail;
     let fresh = !(tail && tail.kind === kind && !tail.started && tail.seen);
+    if (!fresh) {
+      // A merged batch whose arrays would pass one binding starts a new group.
+      const pending = (tail as Group).items.reduce((a, it) => a + it.words.length / 2, 0);
+      const most = Math.floor(this.gpu.limits.maxStorageBufferBindingSize / (4 * Math.max(7, this.dim)));
+      if (pending + n > most) fresh = true;
+    }
     if (!fresh) {
       const seen = (tail as Group).seen as Set<number>;
       for (let i = 0; i < n && !fresh; i++) if (seen.has(keyCode(words, i))) fresh = true;
@@ -584,6 +593,7 @@ export class HkvCache {
   find(keys: KeysInput, options: { withScores?: boolean } = {}): Promise<FindResult> {
     const where = 'HkvCache.find';
     this.assertLive(where);
+    this.assertBatchFits(where, keyCount(keys, where), this.findKeyWords(true));
     if (keys instanceof DeviceArray) {
       const n = keyCount(keys, where);
       this.tail = undefined;
@@ -598,6 +608,7 @@ export class HkvCache {
   async contains(keys: KeysInput): Promise<Uint8Array> {
     const where = 'HkvCache.contains';
     this.assertLive(where);
+    this.assertBatchFits(where, keyCount(keys, where), this.findKeyWords(false));
     if (keys instanceof DeviceArray) {
       const n = keyCount(keys, where);
       this.tail = undefined;
@@ -647,16 +658,33 @@ export class HkvCache {
     });
   }
 
-  /** Runs merged find/contains batches: one find over the concatenated keys, split per item. */
+  /** Words a key of a find batch takes in its largest array (keys, scores, values). */
+  private findKeyWords(withValues: boolean): number {
+    return Math.max(2, withValues ? this.dim : 1);
+  }
+
+  /**
+   * Runs merged find/contains batches: one find over the concatenated keys, split per item (in runs
+   * of items whose arrays fit one binding).
+   */
   private findGroup(withScores: boolean, withValues: boolean) {
+    const most = Math.floor(this.gpu.limits.maxStorageBufferBindingSize / (4 * this.findKeyWords(withValues)));
     return async (items: GroupItem[]): Promise<FindResult[]> => {
-      const r = await this.findWords(concatWords(items.map((it) => it.words)), withScores, withValues);
       const out: FindResult[] = [];
-      let at = 0;
-      for (const it of items) {
-        const n = it.words.length / 2;
-        out.push(sliceFind(r, at, n, this.dim));
-        at += n;
+      for (let first = 0; first < items.length; ) {
+        let end = first + 1;
+        let keys = (items[first] as GroupItem).words.length / 2;
+        while (end < items.length && keys + (items[end] as GroupItem).words.length / 2 <= most)
+          keys += (items[end++] as GroupItem).words.length / 2;
+        const run = items.slice(first, end);
+        const r = await this.findWords(concatWords(run.map((it) => it.words)), withScores, withValues);
+        let at = 0;
+        for (const it of run) {
+          const n = it.words.length / 2;
+          out.push(sliceFind(r, at, n, this.dim));
+          at += n;
+        }
+        first = end;
       }
       return out;
     };
@@ -1018,6 +1046,23 @@ export class HkvCache {
   /** Slots whose values live in host memory (the host tier; 0 without one). */
   get hostSlots(): number {
     return this.capacity - this.storage.deviceSlots;
+  }
+
+  /**
+   * Throws LimitExceededError when one array of a batch of n keys, `wordsPerKey` words a key at
+   * most, would pass one storage binding (before anything is allocated or runs).
+   */
+  private assertBatchFits(where: string, n: number, wordsPerKey: number): void {
+    const limit = this.gpu.limits.maxStorageBufferBindingSize;
+    const bytes = n * wordsPerKey * 4;
+    if (bytes <= limit) return;
+    throw new LimitExceededError(
+      `${where}: a batch of ${n} keys (${wordsPerKey} words a key in one array)`,
+      'maxStorageBufferBindingSize',
+      bytes,
+      limit,
+      `Split it into batches of at most ${Math.floor(limit / (wordsPerKey * 4))} keys (device finds of a larger load: encodeFindBatches).`,
+    );
   }
 
   private assertLive(where: string): void {

@@ -629,6 +629,30 @@ export const cacheChecks = defineChecks('hkv/cache', [
           const err = await thrown(() => HkvCache.create(gpu, bad as unknown as HkvOptions));
           expect(err instanceof InvalidArgumentError, `options ${JSON.stringify(bad)}: ${err}`);
         }
+        // A batch whose values would pass one storage binding: refused before anything runs (the
+        // values array is only reserved, never written, so it costs no memory).
+        const wide = await HkvCache.create(gpu, { capacity: 128, dim: 1024 });
+        try {
+          const n = Math.floor(gpu.limits.maxStorageBufferBindingSize / 4096) + 1;
+          const many = BigUint64Array.from({ length: n }, (_, i) => BigInt(i + 1));
+          for (const [what, call] of [
+            ['insertOrAssign', () => wide.insertOrAssign(many, new Float32Array(n * 1024))],
+            ['find', () => wide.find(many)],
+          ] as const) {
+            const big = await thrown(call);
+            expect(
+              big instanceof LimitExceededError && big.message.includes(`batches of at most ${n - 1} keys`),
+              `${what} past one binding: ${big}`,
+            );
+          }
+          expect((await wide.size()) === 0, 'the refused batch changed nothing');
+          expect(
+            (await wide.contains(many.subarray(0, 4))).every((f) => f === 0),
+            'contains still runs',
+          );
+        } finally {
+          wide.destroy();
+        }
         // A growing cache whose growth pass would bind more value buffers than allowed: refused up front, naming the limit.
         const slices = gpu.limits.maxStorageBuffersPerShaderStage;
         const tooMany = await thrown(() =>
