@@ -1,6 +1,6 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { benchKeys as anyBenchKeys, defineChecks, StressModel } from '@gpuhash/testing';
-import { Op, RESERVED_KEYS } from '../src';
+import { benchKeys as anyBenchKeys, defineChecks, mixedBatch, StressModel } from '@gpuhash/testing';
+import { RESERVED_KEYS } from '../src';
 import { checkLayout } from './invariants';
 import { createTable, expect, perVariant } from './table.checks';
 
@@ -74,16 +74,8 @@ export const stressChecks = defineChecks('hive/stress', [
       await refill();
       const hot = universe.subarray(0, 64);
       for (let round = 0; round < 6; round++) {
-        const n = 4096 * scale;
-        const keys = new Uint32Array(n);
-        const ops = new Uint8Array(n);
-        const values = rng.u32Array(n);
-        for (let i = 0; i < n; i++) {
-          keys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : universe[rng.below(universe.length)]) as number;
-          const r = rng.below(20);
-          ops[i] = r < 8 ? Op.find : r < 13 ? Op.insertOrAssign : r < 17 ? Op.insert : Op.erase;
-        }
-        model.applied(`round ${round}`, ops, keys, values, await table.apply({ ops, keys, values }));
+        const batch = mixedBatch(rng, 4096 * scale, universe, hot, [8, 5, 4, 3]);
+        model.applied(`round ${round}`, batch.ops, batch.keys, batch.values, await table.apply(batch));
         const layout = await checkLayout(table, `round ${round}`);
         expect(layout.pairs.size === table.size, `round ${round}: ${layout.pairs.size} keys stored, size ${table.size}`);
         model.contents(`round ${round}`, layout.pairs);

@@ -1,6 +1,6 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { benchKeys as anyBenchKeys, defineChecks, type GpuCheck, StressModel } from '@gpuhash/testing';
-import { LinearProbeTable, Op, RESERVED_KEYS } from '../src';
+import { benchKeys as anyBenchKeys, defineChecks, type GpuCheck, mixedBatch, StressModel } from '@gpuhash/testing';
+import { LinearProbeTable, RESERVED_KEYS } from '../src';
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
@@ -51,19 +51,11 @@ const stressCases = (windows: number): GpuCheck[] => {
         model.inserted(keys.subarray(0, base), baseValues, (await table.insert(keys.subarray(0, base), baseValues)).failed);
         const hot = keys.subarray(0, 64);
         for (let round = 0; round < 12; round++) {
-          const n = 4096 * scale;
-          const batchKeys = new Uint32Array(n);
-          const ops = new Uint8Array(n);
-          const values = rng.u32Array(n);
-          for (let i = 0; i < n; i++) {
-            batchKeys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : keys[rng.below(keys.length)]) as number;
-            // Mostly finds and inserts, some erases: the load stays near 0.9.
-            const r = rng.below(10);
-            ops[i] = r < 4 ? Op.find : r < 7 ? Op.insertOrAssign : r < 9 ? Op.insert : Op.erase;
-          }
+          // Mostly finds and inserts, some erases: the load stays near 0.9.
+          const batch = mixedBatch(rng, 4096 * scale, keys, hot, [4, 3, 2, 1]);
           // Mixed batches claim only empty slots, so erases use them up: a full table reports the
           // inserts it could not place (they are not acknowledged), and a rehash makes room.
-          model.applied(`round ${round}`, ops, batchKeys, values, await table.apply({ ops, keys: batchKeys, values }));
+          model.applied(`round ${round}`, batch.ops, batch.keys, batch.values, await table.apply(batch));
           if (round % 4 === 3) await table.rehash();
         }
         const all = await table.retrieveAll();

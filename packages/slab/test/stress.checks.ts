@@ -1,5 +1,5 @@
-import { benchKeys, check, defineChecks, type GpuCheck, StressModel } from '@gpuhash/testing';
-import { Op, RESERVED_KEYS, SlabHashMap } from '../src';
+import { benchKeys, check, defineChecks, type GpuCheck, mixedBatch, StressModel } from '@gpuhash/testing';
+import { RESERVED_KEYS, SlabHashMap } from '../src';
 import { readLayout } from './invariants';
 
 /**
@@ -21,18 +21,10 @@ function stress(name: string, keysPerBucket: number, tile: number | undefined): 
         const model = new StressModel();
         const hot = universe.subarray(0, 32);
         for (let round = 0; round < 8; round++) {
-          const n = 4096 * scale;
-          const keys = new Uint32Array(n);
-          const ops = new Uint8Array(n);
-          const values = rng.u32Array(n);
-          for (let i = 0; i < n; i++) {
-            keys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : universe[rng.below(universe.length)]) as number;
-            const r = rng.below(20);
-            ops[i] = r < 8 ? Op.find : r < 12 ? Op.insertOrAssign : r < 17 ? Op.insert : Op.erase;
-          }
-          const result = await table.apply({ ops, keys, values });
+          const batch = mixedBatch(rng, 4096 * scale, universe, hot, [8, 4, 5, 3]);
+          const result = await table.apply(batch);
           check(result.failed.length === 0, `round ${round}: ${result.failed.length} ops failed with growth on`);
-          model.applied(`round ${round}`, ops, keys, values, result);
+          model.applied(`round ${round}`, batch.ops, batch.keys, batch.values, result);
           const layout = await readLayout(table, `round ${round}`);
           check(layout.entries.length === table.size, `round ${round}: ${layout.entries.length} keys stored, size ${table.size}`);
           model.contents(`round ${round}`, new Map(layout.entries));

@@ -12,6 +12,6 @@ export { createRng, defaultSeed } from './rng';
 export type { KernelRun } from './run-kernel';
 export { runKernelOnArrays } from './run-kernel';
 export type { StressBatchResult } from './stress-model';
-export { StressModel } from './stress-model';
+export { mixedBatch, StressModel } from './stress-model';
 export type { AppliedBatch } from './table-model';
 export { expectApplyMatchesModel, expectMatchesModel, TableModel } from './table-model';

@@ -1,5 +1,6 @@
 import { Op } from '@gpuhash/core';
 import { check } from './keys';
+import type { Rng } from './rng';
 
 /** What a mixed batch (`apply`) returned, as the stress model reads it. */
 export interface StressBatchResult {
@@ -90,4 +91,26 @@ export class StressModel {
   }
 
   private erasedLast = new Set<number>();
+}
+
+/**
+ * A mixed batch of n ops for a stress check: a quarter of them on the `hot` keys (conflicts inside
+ * the batch), the rest drawn from `keys`; ops drawn by weight (find, insertOrAssign, insert,
+ * erase); random values.
+ */
+export function mixedBatch(
+  rng: Rng,
+  n: number,
+  keys: ArrayLike<number>,
+  hot: ArrayLike<number>,
+  weights: readonly [find: number, insertOrAssign: number, insert: number, erase: number],
+): { keys: Uint32Array; ops: Uint8Array; values: Uint32Array } {
+  const [find, assign, insert, erase] = weights;
+  const batch = { keys: new Uint32Array(n), ops: new Uint8Array(n), values: rng.u32Array(n) };
+  for (let i = 0; i < n; i++) {
+    batch.keys[i] = (rng.below(4) === 0 ? hot[rng.below(hot.length)] : keys[rng.below(keys.length)]) as number;
+    const r = rng.below(find + assign + insert + erase);
+    batch.ops[i] = r < find ? Op.find : r < find + assign ? Op.insertOrAssign : r < find + assign + insert ? Op.insert : Op.erase;
+  }
+  return batch;
 }
