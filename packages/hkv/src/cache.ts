@@ -960,6 +960,7 @@ export class HkvCache {
     const work = batches
       .map((b) => ({ keys: b.keys.buffer, n: keyCount(b.keys, where), out: { found: b.found.buffer, values: b.values?.buffer } }))
       .filter((b) => b.n > 0);
+    for (const b of work) this.assertBatchFits(where, b.n, this.findKeyWords(b.out.values !== undefined));
     this.engine.encodeFinds(encoder, this.storage, work, time);
   }
 
@@ -984,6 +985,8 @@ export class HkvCache {
     this.assertLive(where);
     this.assertNoHostTier(where);
     const n = keyCount(batch.keys, where);
+    // Keys (with scores: staged as 4 words a key), statuses and slots 2 words a key, values dim.
+    this.assertBatchFits(where, n, Math.max(batch.scores ? 4 : 2, this.dim));
     checkValues(batch.values, n, this.dim, where);
     if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
     if (n === 0) return;

@@ -645,6 +645,25 @@ export const cacheChecks = defineChecks('hkv/cache', [
               `${what} past one binding: ${big}`,
             );
           }
+          // The same for device batches, before the arrays are looked at.
+          const dk = gpu.upload(new Uint32Array(many.buffer));
+          const small = gpu.createArray('f32', 1024);
+          const found = gpu.createArray('u32', 1);
+          for (const [what, encode] of [
+            ['encodeInsertOrAssign', (e: GPUCommandEncoder) => wide.encodeInsertOrAssign(e, { keys: dk, values: small })],
+            ['encodeFindBatches', (e: GPUCommandEncoder) => wide.encodeFindBatches(e, [{ keys: dk, found, values: small }])],
+          ] as const) {
+            const encoder = gpu.device.createCommandEncoder();
+            let err: unknown;
+            try {
+              encode(encoder);
+            } catch (e) {
+              err = e;
+            }
+            encoder.finish();
+            expect(err instanceof LimitExceededError, `${what} past one binding: ${err}`);
+          }
+          for (const a of [dk, small, found]) a.destroy();
           expect((await wide.size()) === 0, 'the refused batch changed nothing');
           expect(
             (await wide.contains(many.subarray(0, 4))).every((f) => f === 0),
