@@ -97,8 +97,8 @@ function listedKey(v: PartitionVariant): string {
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
  * (workgroup ranks, one cursor atomic per list and workgroup). Keys in the first window
  * (which the main pass served), in the host tier, or absent are not listed. Placed keys: the list
- * phase clears their VALUES_PENDING flag and records where the next pass's evictions start (out
- * word 2), as the last value pass did before.
+ * phase clears their VALUES_PENDING flag and records in out word 2 where the next insert pass's
+ * eviction records start.
  */
 export const partitionKernel = defineKernel({
   name: 'hkv.window.partition',
