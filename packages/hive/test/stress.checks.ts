@@ -1,5 +1,5 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { benchKeys as anyBenchKeys, defineChecks, mixedBatch, StressModel } from '@gpuhash/testing';
+import { benchKeys as anyBenchKeys, defineChecks, expectBulkRoundTrip, mixedBatch, StressModel } from '@gpuhash/testing';
 import { RESERVED_KEYS } from '../src';
 import { checkLayout } from './invariants';
 import { createTable, expect, perVariant } from './table.checks';
@@ -35,15 +35,7 @@ export const stressChecks = defineChecks('hive/stress', [
       // homes); claims blind to homes would leave 1 in 8.
       const built = await checkLayout(table, 'bulk insert');
       expect(built.atHome >= 0.68 * n, `${built.atHome} of ${n} keys at home`);
-      const hit = await table.find(keys);
-      for (let i = 0; i < n; i++) if (hit.found[i] !== 1 || hit.values[i] !== values[i]) throw new Error(`hit ${i} wrong`);
-      const miss = await table.find(misses);
-      for (let i = 0; i < n; i++) if (miss.found[i] !== 0) throw new Error(`miss ${i} found`);
-      const half = keys.subarray(0, n / 2);
-      expect((await table.erase(half)) === n / 2, 'erase count');
-      const after = await table.find(keys);
-      for (let i = 0; i < n; i++) if (after.found[i] !== (i < n / 2 ? 0 : 1)) throw new Error(`after erase ${i} wrong`);
-      const again = await table.insert(half, values.subarray(0, n / 2));
+      const again = await expectBulkRoundTrip(table, keys, values, misses);
       expect(again.inserted === n / 2 && again.failed.length === 0, `re-insert: ${again.inserted}, failed ${again.failed.length}`);
       const layout = await checkLayout(table, 'bulk');
       expect(layout.pairs.size === n, `layout holds ${layout.pairs.size} keys`);

@@ -1,5 +1,5 @@
 import { fmix32 } from '@gpuhash/kernels';
-import { benchKeys as anyBenchKeys, defineChecks, type GpuCheck, mixedBatch, StressModel } from '@gpuhash/testing';
+import { benchKeys as anyBenchKeys, defineChecks, expectBulkRoundTrip, type GpuCheck, mixedBatch, StressModel } from '@gpuhash/testing';
 import { LinearProbeTable, RESERVED_KEYS } from '../src';
 
 function expect(condition: boolean, message: string): void {
@@ -26,15 +26,7 @@ const stressCases = (windows: number): GpuCheck[] => {
         const values = keys.map((k) => fmix32(k ^ 0x1234));
         const r = await table.insert(keys, values);
         expect(r.inserted === n && r.failed.length === 0, `inserted ${r.inserted}, failed ${r.failed.length}`);
-        const hit = await table.find(keys);
-        for (let i = 0; i < n; i++) if (hit.found[i] !== 1 || hit.values[i] !== values[i]) throw new Error(`hit ${i} wrong`);
-        const miss = await table.find(misses);
-        for (let i = 0; i < n; i++) if (miss.found[i] !== 0) throw new Error(`miss ${i} found`);
-        const half = keys.subarray(0, n / 2);
-        expect((await table.erase(half)) === n / 2, 'erase count');
-        const after = await table.find(keys);
-        for (let i = 0; i < n; i++) if (after.found[i] !== (i < n / 2 ? 0 : 1)) throw new Error(`after erase ${i} wrong`);
-        const again = await table.insert(half, values.subarray(0, n / 2));
+        const again = await expectBulkRoundTrip(table, keys, values, misses);
         expect(again.inserted === n / 2 && table.tombstones === 0, `re-insert: ${again.inserted}, tombstones ${table.tombstones}`);
         table.destroy();
       },

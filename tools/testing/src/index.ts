@@ -1,3 +1,5 @@
+export type { BulkTable } from './bulk-round-trip';
+export { expectBulkRoundTrip } from './bulk-round-trip';
 export type { CheckContext, CheckSuite, GpuCheck } from './checks';
 export { checkRng, defineChecks } from './checks';
 export { expectSameArrays, MismatchError } from './compare';
