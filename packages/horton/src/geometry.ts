@@ -55,6 +55,14 @@ export function bchtSecondBucket(key: number, mask: number, seed = 0): number {
   return (fmix32((key ^ seed ^ BCHT_SALT) >>> 0) & mask) >>> 0;
 }
 
+/**
+ * Whether the BCHT mode places a key in its second bucket when both have the same room: the top bit
+ * of the second hash, so the paper's load-balancing baseline uses each function for half the keys.
+ */
+export function bchtTieToSecond(key: number, seed = 0): boolean {
+  return fmix32((key ^ seed ^ BCHT_SALT) >>> 0) >>> 31 === 1;
+}
+
 function poisson(lambda: number, x: number): number {
   let p = Math.exp(-lambda);
   for (let i = 1; i <= x; i++) p *= lambda / i;

@@ -55,6 +55,7 @@ export {
 export type { LookupModel } from './geometry';
 export {
   bchtSecondBucket,
+  bchtTieToSecond,
   bucketCountFor,
   ENTRIES,
   ENTRY_BITS,

@@ -1,13 +1,14 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { defineChecks, expectSameArrays, runKernelOnArrays } from '@gpuhash/testing';
-import { bchtSecondBucket, ENTRIES, ENTRY_BITS, FUNCTIONS, primaryBucket, secondaryBucket, tagOf } from '../src';
+import { bchtSecondBucket, bchtTieToSecond, ENTRIES, ENTRY_BITS, FUNCTIONS, primaryBucket, secondaryBucket, tagOf } from '../src';
 import { hortonHashModule } from '../src/wgsl/common';
 import { hortonParams } from '../src/wgsl/params';
 
 /**
  * The WGSL hashes against their CPU twins (geometry.ts), on random keys, seeds and table sizes:
- * per key, (primary bucket, tag, BCHT second bucket, R_f(primary, tag)) with f = 1 + key mod 7.
+ * per key, (primary bucket, tag, BCHT second bucket with its tie bit in bit 31, R_f(primary, tag))
+ * with f = 1 + key mod 7 (bucket counts stay under 2^31, so bit 31 of a bucket is free).
  */
 const twinsKernel = defineKernel({
   name: 'horton.test.twins',
@@ -23,7 +24,7 @@ ${entryPoint(64)} {
     let k = keys[i];
     let x = primary_of(k);
     let t = tag_of(k);
-    out[i] = vec4<u32>(x, t, second_of(k), secondary_of(x, t, 1u + k % FUNCTIONS));
+    out[i] = vec4<u32>(x, t, second_of(k) | (u32(tie_to_second(k)) << 31u), secondary_of(x, t, 1u + k % FUNCTIONS));
   }
 }
 `,
@@ -54,7 +55,7 @@ ${entryPoint(64)} {
 
 export const twinsChecks = defineChecks('horton/twins', [
   {
-    name: 'primary_of, tag_of, second_of and secondary_of match primaryBucket, tagOf, bchtSecondBucket and secondaryBucket',
+    name: 'primary_of, tag_of, second_of, tie_to_second and secondary_of match their CPU twins in geometry.ts',
     async run({ gpu, rng, scale }) {
       for (const buckets of [8, 64, 1 << 12, 1 << (10 + rng.below(12))]) {
         for (const seed of [0, rng.u32()]) {
@@ -74,9 +75,14 @@ export const twinsChecks = defineChecks('horton/twins', [
             const k = keys[i] as number;
             const x = primaryBucket(k, mask, seed);
             const t = tagOf(k, seed);
-            want.set([x, t, bchtSecondBucket(k, mask, seed), secondaryBucket(x, t, 1 + (k % FUNCTIONS), mask)], 4 * i);
+            const second = (bchtSecondBucket(k, mask, seed) | (bchtTieToSecond(k, seed) ? 0x80000000 : 0)) >>> 0;
+            want.set([x, t, second, secondaryBucket(x, t, 1 + (k % FUNCTIONS), mask)], 4 * i);
           }
-          expectSameArrays(`${buckets} buckets, seed ${seed}: (primary, tag, second, R_f) of key i at 4i`, out as Uint32Array, want);
+          expectSameArrays(
+            `${buckets} buckets, seed ${seed}: (primary, tag, second, R_f) of key i at 4i (tie bit in second's bit 31)`,
+            out as Uint32Array,
+            want,
+          );
         }
       }
     },

@@ -101,6 +101,9 @@ const SPILL: u32 = ${SPILL}u;
 const GAVE_UP: u32 = 5u;
 fn settled(r: u32) -> u32 { return select(r, RETRY, r == GAVE_UP); }
 
+// BCHT load balancing: whether key goes to its first bucket, given the free slots of both.
+fn first_emptier(key: u32, f1: u32, f2: u32) -> bool { return f1 > f2 || (f1 == f2 && !tie_to_second(key)); }
+
 // The key's slot in the remap bucket of its entry in Type B bucket x, as (bucket, slot), or NONE.
 fn entry_slot(x: u32, t: u32, key: u32) -> vec2<u32> {
   let e = entry_of(rea_of(x), t);
@@ -181,9 +184,10 @@ fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
   return best;
 }
 
-// BCHT: present in either bucket: EXISTED; the first bucket no fuller than the second: a claim
-// there; else RETRY (the rounds place it, load-balanced). Keys are only added here, into first
-// buckets, so copies of one key never land in two buckets.
+// BCHT: present in either bucket: EXISTED; the first bucket emptier than the second (or as empty,
+// and the key's tie bit says first): a claim there; else RETRY (the second-bucket pass or the
+// rounds place it). Keys are only added here, into first buckets, so copies of one key never land
+// in two buckets.
 fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
   let b1 = primary_of(key);
   let b2 = second_of(key);
@@ -195,7 +199,7 @@ fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
       return EXISTED;
     }
   }
-  if (b1 != b2 && free_count(b1) < free_count(b2)) { return RETRY; }
+  if (b1 != b2 && !first_emptier(key, free_count(b1), free_count(b2))) { return RETRY; }
   return claim_in(b1, key, value, assign);
 }
 `,
@@ -592,7 +596,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   let f1 = free_count(b1);
   let f2 = free_count(b2);
   if (f1 > 0u || f2 > 0u) {
-    let b = select(b2, b1, f1 >= f2);
+    let b = select(b2, b1, first_emptier(key, f1, f2));
     put(b, free_slot(b), key, value);
     return INSERTED;
   }
