@@ -28,8 +28,9 @@ fn secondary_of(x: u32, t: u32, i: u32) -> u32 {
   return (hash_jenkins(ks ^ ${hex(ALT_SALT)}) + KT[ks & 7u] * i) & params.mask;
 }
 fn second_of(key: u32) -> u32 { return hash_fmix32(key ^ params.seed ^ ${hex(BCHT_SALT)}) & params.mask; }
-// BCHT load balancing: between two equally loaded buckets a key takes its second when this bit
-// (the second hash's top bit, which no mask reaches) is set, so each bucket takes half the keys.
+// BCHT load balancing: a key's tie bucket, the one it takes of two equally loaded buckets, is its
+// second when this bit (the second hash's top bit, which no mask reaches) is set: a fair coin
+// apart from both buckets, so each hash function takes half the keys.
 fn tie_to_second(key: u32) -> bool { return (hash_fmix32(key ^ params.seed ^ ${hex(BCHT_SALT)}) >> 31u) == 1u; }
 fn entry_of(rea: u32, t: u32) -> u32 { return (rea >> (ENTRY_BITS * t)) & ENTRY_MASK; }
 fn with_entry(rea: u32, t: u32, e: u32) -> u32 {

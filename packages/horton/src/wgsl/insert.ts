@@ -184,10 +184,10 @@ fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
   return best;
 }
 
-// BCHT: present in either bucket: EXISTED; the first bucket emptier than the second (or as empty,
-// and the key's tie bit says first): a claim there; else RETRY (the second-bucket pass or the
-// rounds place it). Keys are only added here, into first buckets, so copies of one key never land
-// in two buckets.
+// BCHT: present in either bucket: EXISTED; else the emptier bucket (first_emptier) claimed when it
+// is the key's tie bucket; else RETRY (the second-bucket pass or the rounds place it). Keys are
+// only added here into their tie buckets, so copies of one key never land in two buckets, and
+// since the tie bit is a fair coin apart from the buckets, each function takes half the keys.
 fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
   let b1 = primary_of(key);
   let b2 = second_of(key);
@@ -199,8 +199,9 @@ fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
       return EXISTED;
     }
   }
-  if (b1 != b2 && !first_emptier(key, free_count(b1), free_count(b2))) { return RETRY; }
-  return claim_in(b1, key, value, assign);
+  let first = first_emptier(key, free_count(b1), free_count(b2));
+  if (b1 != b2 && first == tie_to_second(key)) { return RETRY; }
+  return claim_in(select(b2, b1, first), key, value, assign);
 }
 `,
   { requires: [bucketModule], needs: ['buckets', 'room_of'] },

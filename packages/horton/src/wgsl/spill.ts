@@ -20,8 +20,9 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  *    slot, so a key is never stored twice. Every primary key of the batch was placed by the fast
  *    pass or pass 1, so a secondary key takes only a slot no primary key of this batch wants.
  *
- * BCHT mode has one pass instead (`bchtSecondKernel`): a key the fast pass left because its
- * second bucket was emptier claims a slot there, unless a copy of it reached the first bucket.
+ * BCHT mode has one pass instead (`bchtSecondKernel`): a key the fast pass left because its other
+ * bucket was emptier than its tie bucket claims a slot there, unless a copy of it reached the tie
+ * bucket (the fast pass adds keys to their tie buckets only, this pass to the other only).
  * Keys still without a slot go on to the locked rounds.
  */
 
@@ -217,14 +218,15 @@ export const bchtSecondKernel = defineKernel({
       queuePass(
         decls,
         /* wgsl */ `
-    let b1 = primary_of(key);
-    let b2 = second_of(key);
-    let s1 = slot_of(b1, key);
+    let second = tie_to_second(key);
+    let tie = select(primary_of(key), second_of(key), second);
+    let other = select(second_of(key), primary_of(key), second);
+    let s1 = slot_of(tie, key);
     if (s1 != NONE) {
-      if (ASSIGN) { store_value(b1, s1, values[i]); }
+      if (ASSIGN) { store_value(tie, s1, values[i]); }
       r = EXISTED;
-    } else if (b2 != b1 && free_count(b2) > 0u) {
-      r = claim_in(b2, key, values[i], ASSIGN);
+    } else if (other != tie && free_count(other) > 0u) {
+      r = claim_in(other, key, values[i], ASSIGN);
     }`,
       ),
       {
