@@ -62,7 +62,7 @@ const BULK_MIN_SHARE = 1 / 16;
  */
 const PLAN_FROM_LOAD = 0.8;
 
-/** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets). */
+/** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets, primary keys pushed out). */
 /** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
 interface InsertRun {
   s: Store;
@@ -110,6 +110,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   private lastFailures = Number.POSITIVE_INFINITY;
   size = 0;
   typeB = 0;
+  /** Primary keys pushed out for secondary ones (push_primary) since the storage was built or cleared. */
+  pushes = 0;
   rehashes = 0;
 
   constructor(
@@ -148,6 +150,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     this.clearStore(encoder, this.store);
     this.size = 0;
     this.typeB = 0;
+    this.pushes = 0;
   }
 
   encodeInsert(encoder: GPUCommandEncoder, keys: GPUBuffer, values: GPUBuffer, n: number, options: EncodeInsertOptions = {}): void {
@@ -221,6 +224,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const { words, failures } = await this.readReport(this.store.counters);
     this.size = words[0] as number;
     this.typeB = words[1] as number;
+    this.pushes = words[2] as number;
     return failures;
   }
 
@@ -298,6 +302,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
           this.store = next;
           this.size = words[0] as number;
           this.typeB = words[1] as number;
+          this.pushes = words[2] as number;
           this.rehashes++;
           return;
         }
@@ -837,7 +842,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     });
   }
 
-  /** Reads a counters buffer (live keys, Type B buckets) and the failed list in one round trip. */
+  /** Reads a counters buffer (live keys, Type B buckets, pushes) and the failed list in one round trip. */
   private async readReport(counters: GPUBuffer): Promise<{ words: Uint32Array; failures: FailureReport }> {
     const report = this.gpu.pool.acquire(32, BufferUsage.COPY_SRC | BufferUsage.COPY_DST, 'horton.report');
     const encoder = this.gpu.device.createCommandEncoder();

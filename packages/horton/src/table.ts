@@ -110,6 +110,15 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
     return this.engine.typeB;
   }
 
+  /**
+   * Primary keys that left their bucket to make room for a secondary key (the last resort of an
+   * insert, a departure from the paper: see the README), since the table was built, cleared or
+   * rebuilt; as of the last host operation.
+   */
+  get primaryPushes(): number {
+    return this.engine.pushes;
+  }
+
   /** The buckets buffer (16 u32 words a bucket: 8 slots of key, value), for device-side code. */
   get bucketsBuffer(): GPUBuffer {
     if (this.isDestroyed) throw new InvalidArgumentError('HortonTable.bucketsBuffer: the table was destroyed');
@@ -188,6 +197,7 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
         bucketsPerMiss: m.misses === 0 ? 0 : m.missBuckets / m.misses,
         missSample: m.misses,
         rehashes: e.rehashes,
+        primaryPushes: e.pushes,
       };
     });
   }

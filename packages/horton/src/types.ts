@@ -33,6 +33,8 @@ export interface HortonStats extends DictionaryStats {
   typeBShare: number;
   /** Share of live keys stored outside their primary bucket (BCHT mode: in their second bucket). */
   remappedShare: number;
+  /** Primary keys pushed out of their bucket for a secondary key (`HortonTable.primaryPushes`). */
+  primaryPushes: number;
   /** Buckets a lookup of a present key reads, measured by the counting lookup over every live key. */
   bucketsPerHit: number;
   /** Buckets a lookup of an absent key reads, measured by the counting lookup over `missSample` random absent keys. */

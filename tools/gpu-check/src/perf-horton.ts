@@ -121,7 +121,7 @@ for (const mode of modes) {
       for (let i = 0; i < n; i++) if (f[i] === 0 && !failed.has(i)) missingNotReported++;
       if (process.env.DIAG && report.failed.length > 0) await diagnose(table, report.failed, n);
       console.log(
-        `${mode} 2^${log2} load ${load} build ${b}: size ${table.size} of ${n}; reported failed ${report.count} (contended ${report.contended.length}); find misses ${missing}, of which not reported ${missingNotReported}`,
+        `${mode} 2^${log2} load ${load} build ${b}: size ${table.size} of ${n}; reported failed ${report.count} (contended ${report.contended.length}); find misses ${missing}, of which not reported ${missingNotReported}; primary keys pushed out ${table.primaryPushes}`,
       );
     }
     found.destroy();
