@@ -576,10 +576,28 @@ fn secondary_insert(x: u32, t: u32, key: u32, value: u32) -> u32 {
     if (rq == RETRY) { return RETRY; }
     if (rq == INSERTED) {
       put(x, s, key, value);
+      drop_unused_entry(x, t);
       return INSERTED;
     }
   }
   return FULL;
+}
+
+// Key of entry (x, t) of owned bucket x went into x itself: the entry, if a spill pass set it and
+// no key of it got into its bucket, is cleared, so every set entry stays in use (x can gain free
+// slots after the spill passes: an evicted group of two frees two, a pushed key one). Keys of the
+// entry are only moved by x's owner, so what this reads of the entry's bucket is stable.
+fn drop_unused_entry(x: u32, t: u32) {
+  if (!is_type_b(x)) { return; }
+  let rea = rea_of(x);
+  let e = entry_of(rea, t);
+  if (e == 0u) { return; }
+  let z = secondary_of(x, t, e);
+  for (var s = 0u; s < 8u; s++) {
+    let k = key_at(z, s);
+    if (!is_reserved(k) && primary_of(k) == x && tag_of(k) == t) { return; }
+  }
+  set_rea(x, with_entry(rea, t, 0u));
 }
 
 // Only a positive sighting counts: a key being moved may be missed, never invented.
@@ -613,6 +631,7 @@ fn horton_insert(key: u32, value: u32, assign: bool) -> u32 {
   }
   if (s != NONE) {
     put(x, s, key, value);
+    drop_unused_entry(x, t);
     return INSERTED;
   }
   if (!is_type_b(x)) { return convert(x, key, value); }
@@ -653,9 +672,11 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
     put(b, free_slot(b), key, value);
     return INSERTED;
   }
-  // Both full: move one key of either bucket to its other bucket (one level of cuckoo eviction).
+  // Both full: move one key of either bucket to its other bucket (one level of cuckoo eviction),
+  // the tie bucket's keys first, so the key lands in either bucket alike.
+  let second = tie_to_second(key);
   for (var c = 0u; c < 2u; c++) {
-    let b = select(b1, b2, c == 1u);
+    let b = select(b1, b2, (c == 1u) != second);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
       let a = other_bucket(g, b);
@@ -671,7 +692,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   // Then two levels: a key h of g's other bucket a moves to its own other bucket d, g takes h's
   // slot, the key takes g's.
   for (var c = 0u; c < 2u; c++) {
-    let b = select(b1, b2, c == 1u);
+    let b = select(b1, b2, (c == 1u) != second);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
       let a = other_bucket(g, b);
