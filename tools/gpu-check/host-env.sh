@@ -6,3 +6,6 @@ for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulka
   if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
 done
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+# The GPU host's copy of the tree is not a git checkout of the packed revision: benches record the
+# revision pack-all.sh wrote instead of what `git rev-parse` says there.
+[ -f "$B/REVISION" ] && export GPUHASH_GIT_REVISION=$(cat "$B/REVISION")

@@ -274,6 +274,7 @@ export const modelChecks = defineChecks('horton/model', [
       const bcht = await cost('bcht');
       const horton = await cost('horton');
       const what = `BCHT ${JSON.stringify(bcht)}, Horton ${JSON.stringify(horton)}`;
+      console.log(`buckets per lookup at load 0.9: ${what}`);
       // The paper's load-balancing baseline uses both functions alike: 1.5 buckets per hit, 2 per
       // miss (a table whose fast pass sent keys to first buckets first read 1.33 on a GPU).
       check(bcht.miss > 1.99 && bcht.hit > 1.4 && bcht.hit < 1.6, `${what}: BCHT off its shape`);
