@@ -8,4 +8,4 @@ done
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 # The GPU host's copy of the tree is not a git checkout of the packed revision: benches record the
 # revision pack-all.sh wrote instead of what `git rev-parse` says there.
-[ -f "$B/REVISION" ] && export GPUHASH_GIT_REVISION=$(cat "$B/REVISION")
+if [ -f "$B/REVISION" ]; then export GPUHASH_GIT_REVISION=$(cat "$B/REVISION"); fi
