@@ -119,6 +119,18 @@ function bufferOf(b: Binding): GPUBuffer {
   return 'buffer' in b ? b.buffer : b;
 }
 
+/** Whether two bindings of one buffer share a byte (a binding without a size runs to the buffer's end). */
+function overlaps(a: Binding, b: Binding): boolean {
+  const range = (x: Binding): [number, number] => {
+    if (!('buffer' in x)) return [0, x.size];
+    const offset = x.offset ?? 0;
+    return [offset, offset + (x.size ?? x.buffer.size - offset)];
+  };
+  const [a0, a1] = range(a);
+  const [b0, b1] = range(b);
+  return a0 < b1 && b0 < a1;
+}
+
 /**
  * The positional entries of a record of buffers by name. Throws InvalidArgumentError on a missing
  * or unknown name, and on a buffer bound read_write that is also bound another way (WebGPU
@@ -168,7 +180,12 @@ function checkWritableAliases(slots: readonly { name: string; spec: BindingSpec 
     for (let j = 0; j < entries.length; j++) {
       if (j === i || bufferOf(entries[j] as Binding) !== buffer) continue;
       const other = (slots[j] as { spec: BindingSpec }).spec;
-      if (other.kind === 'storage' && other.access === 'read_write') continue;
+      if (other.kind === 'storage' && other.access === 'read_write') {
+        if (!overlaps(entries[i] as Binding, entries[j] as Binding)) continue;
+        throw new InvalidArgumentError(
+          `${where}: one buffer is bound for writing as '${names[i]}' and as '${names[j]}' over overlapping ranges; WebGPU forbids that in one pass: bind different buffers or disjoint ranges`,
+        );
+      }
       throw new InvalidArgumentError(
         `${where}: one buffer is bound as '${names[i]}' (read_write) and as '${names[j]}' (${other.kind === 'uniform' ? 'uniform' : 'read'}); WebGPU forbids that in one pass: bind a different buffer to one of them`,
       );

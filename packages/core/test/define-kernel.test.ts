@@ -144,6 +144,22 @@ describe('bindings by name', () => {
     expect(k.bindings({ src: a, also: a, dst: b })).toEqual([a, a, b]);
     expect(() => k.bindings({ src: a, also: b, dst: { buffer: a, offset: 256 } })).toThrow(/'dst' \(read_write\) and as 'src' \(read\)/);
   });
+
+  it('refuses one buffer bound twice for writing over overlapping ranges, and allows disjoint ones', () => {
+    const k = defineKernel({
+      name: 'test.write-alias',
+      workgroupSize: 64,
+      bindings: { one: storage('read_write', 'u32'), two: storage('read_write', 'u32') },
+      source: (decls) => `${decls}\nfn f() { _ = one; _ = two; }`,
+    }).variant();
+    const a = { label: 'a', size: 4096 } as unknown as GPUBuffer;
+    const low = { buffer: a, offset: 0, size: 2048 };
+    const high = { buffer: a, offset: 2048, size: 2048 };
+    expect(k.bindings({ one: low, two: high })).toEqual([low, high]);
+    expect(k.bindings({ one: low, two: { buffer: a, offset: 2048 } })).toEqual([low, { buffer: a, offset: 2048 }]);
+    expect(() => k.bindings({ one: a, two: a })).toThrow(/'one' and as 'two' over overlapping ranges/);
+    expect(() => k.bindings({ one: low, two: { buffer: a, offset: 2044 } })).toThrow(/overlapping ranges/);
+  });
 });
 
 describe('variants', () => {

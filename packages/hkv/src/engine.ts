@@ -61,12 +61,21 @@ const COPY_WORKGROUPS = 4096;
 /** The most batches one copy pass serves (each adds a switch case). */
 const MAX_COPY_BATCHES = 8;
 
-/** Consecutive gathers in groups of up to `per` (they share a copy pass); scatters and accumulates one a pass. */
-function copyGroups<T extends { kind: CopyKind }>(batches: readonly T[], per: number): T[][] {
+/**
+ * Consecutive gathers in groups of up to `per` that write distinct buffers (they share a copy
+ * pass; WebGPU forbids two writable bindings of one buffer); scatters and accumulates one a pass.
+ */
+function copyGroups<T extends { kind: CopyKind; vals: GPUBuffer }>(batches: readonly T[], per: number): T[][] {
   const groups: T[][] = [];
   for (const b of batches) {
     const last = groups[groups.length - 1];
-    if (last && b.kind === 'gather' && (last[0] as T).kind === 'gather' && last.length < per) last.push(b);
+    const joins =
+      last !== undefined &&
+      b.kind === 'gather' &&
+      (last[0] as T).kind === 'gather' &&
+      last.length < per &&
+      last.every((o) => o.vals !== b.vals);
+    if (joins) last.push(b);
     else groups.push([b]);
   }
   return groups;
@@ -423,7 +432,7 @@ export class HkvEngine {
   }
 
   /** Batches one copy pass may serve: two storage bindings each, beside the window's value buffers. */
-  private copyBatchesPerPass(w: Window): number {
+  copyBatchesPerPass(w: Window): number {
     const free = this.gpu.limits.maxStorageBuffersPerShaderStage - w.count;
     return Math.max(1, Math.min(MAX_COPY_BATCHES, Math.floor(free / 2)));
   }
