@@ -293,15 +293,6 @@ export class HkvCache {
     return { ...this.storage.split, windows: this.engine.windows(this.storage).length };
   }
 
-  /**
-   * How many batches of one encodeFindBatches call a window's copy pass serves at once (1 when the
-   * values lie in one window): give that many consecutive batches distinct `values` buffers.
-   */
-  get findBatchesPerPass(): number {
-    const windows = this.engine.windows(this.storage);
-    return windows.length > 1 ? this.engine.copyBatchesPerPass(windows[1] as (typeof windows)[number]) : 1;
-  }
-
   /** The global epoch (the high word of epochLru and epochLfu scores). */
   get epoch(): number {
     return this.epochValue;
@@ -956,9 +947,7 @@ export class HkvCache {
    * Encodes the finds of several batches of device keys, each as encodeFind, for a load larger
    * than one binding of values holds. Their results are those of encodeFind called per batch; with
    * values in several windows (valueWindowBytes), each window's copies then run once for all the
-   * batches, which is faster than batch by batch, and a copy pass serves up to
-   * `findBatchesPerPass` consecutive batches whose `values` are distinct buffers (WebGPU forbids
-   * binding one buffer twice for writing).
+   * batches, which is faster than batch by batch.
    */
   encodeFindBatches(
     encoder: GPUCommandEncoder,

@@ -58,29 +58,6 @@ const LIST_WORKGROUPS = 1024;
 /** Workgroups of a window's copy pass (grid-strided over a length only the device knows). */
 const COPY_WORKGROUPS = 4096;
 
-/** The most batches one copy pass serves (each adds a switch case). */
-const MAX_COPY_BATCHES = 8;
-
-/**
- * Consecutive gathers in groups of up to `per` that write distinct buffers (they share a copy
- * pass; WebGPU forbids two writable bindings of one buffer); scatters and accumulates one a pass.
- */
-function copyGroups<T extends { kind: CopyKind; vals: GPUBuffer }>(batches: readonly T[], per: number): T[][] {
-  const groups: T[][] = [];
-  for (const b of batches) {
-    const last = groups[groups.length - 1];
-    const joins =
-      last !== undefined &&
-      b.kind === 'gather' &&
-      (last[0] as T).kind === 'gather' &&
-      last.length < per &&
-      last.every((o) => o.vals !== b.vals);
-    if (joins) last.push(b);
-    else groups.push([b]);
-  }
-  return groups;
-}
-
 /** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
 export const OUT_HEAD = 4;
 
@@ -397,10 +374,7 @@ export class HkvEngine {
     pass('list');
   }
 
-  /**
-   * The copy passes of the windows past the first, window by window, each over every listed batch:
-   * finds' batches (gathers) share passes, as many a pass as the storage bindings allow.
-   */
+  /** The copy passes of the windows past the first, window by window, each over every listed batch. */
   private encodeCopies(
     encoder: GPUCommandEncoder,
     storage: HkvStorage,
@@ -412,29 +386,20 @@ export class HkvEngine {
     const lists = windows.length - 1;
     const quads = valueWords(storage.dim).quads;
     windows.slice(1).forEach((w, list) => {
-      for (const group of copyGroups(batches, this.copyBatchesPerPass(w))) {
-        const kind = (group[0] as (typeof batches)[number]).kind;
-        const perBatch: Record<string, Binding> = {};
-        group.forEach((b, k) => {
-          perBatch[`lists_${k}`] = b.region;
-          perBatch[kind === 'gather' ? `out_vals_${k}` : `in_vals_${k}`] = b.vals;
-        });
-        const words = group.reduce((sum, b) => sum + b.n * (quads ? storage.dim / 4 : storage.dim), 0);
-        copyKernel.variant({ ...this.values(storage, w), lists, kind, batches: group.length }).encode(this.gpu, encoder, {
-          buffers: bind({ ...perBatch, ...this.sliceRecord(storage, 'v', w) }),
+      for (const b of batches) {
+        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind }).encode(this.gpu, encoder, {
+          buffers: bind({
+            lists: b.region,
+            [b.kind === 'gather' ? 'out_vals' : 'in_vals']: b.vals,
+            ...this.sliceRecord(storage, 'v', w),
+          }),
           params: { list },
-          invocations: words,
+          invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
           maxWorkgroups: COPY_WORKGROUPS,
           timestampWrites: time?.(`${label}.values`),
         });
       }
     });
-  }
-
-  /** Batches one copy pass may serve: two storage bindings each, beside the window's value buffers. */
-  copyBatchesPerPass(w: Window): number {
-    const free = this.gpu.limits.maxStorageBuffersPerShaderStage - w.count;
-    return Math.max(1, Math.min(MAX_COPY_BATCHES, Math.floor(free / 2)));
   }
 
   /** The value passes of an upsert's windows past the first: its keys listed, then the copies. */

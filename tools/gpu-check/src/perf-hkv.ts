@@ -116,8 +116,7 @@ for (const tile of tiles)
       const values = gpu.createArray('f32', chunk * dim);
       const out = gpu.createArray('u32', 2 * chunk + 4);
       const found = gpu.createArray('u32', chunk);
-      // One found-values array a batch, as many as a window's copy pass serves (taken in turn).
-      const outValues = Array.from({ length: Math.min(hits.length, cache.findBatchesPerPass) }, () => gpu.createArray('f32', chunk * dim));
+      const outValues = gpu.createArray('f32', chunk * dim);
       console.log(
         `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers, ${cache.valueSplit.windows} windows)`,
       );
@@ -150,11 +149,7 @@ for (const tile of tiles)
           const f = await timePasses((enc, time) => {
             // One call for every batch (each window's copies run once for all of them), or with
             // PER_BATCH=1 one encodeFind per batch.
-            const batches = parts(q).map((p, k) => ({
-              keys: p.keys,
-              found,
-              values: outValues[k % outValues.length] as DeviceArray<'f32'>,
-            }));
+            const batches = parts(q).map((p) => ({ keys: p.keys, found, values: outValues }));
             if (perBatch) for (const b of batches) cache.encodeFind(enc, b.keys, b, time);
             else cache.encodeFindBatches(enc, batches, time);
           });
@@ -165,7 +160,7 @@ for (const tile of tiles)
           );
         }
       }
-      for (const a of [...hits, ...misses, values, out, found, ...outValues]) a.destroy();
+      for (const a of [...hits, ...misses, values, out, found, outValues]) a.destroy();
       cache.destroy();
     }
 process.exit(0);

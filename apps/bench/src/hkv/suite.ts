@@ -274,11 +274,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       }
       const values = gpu.createArray('f32', chunk * dim, 'bench.hkv.values');
       const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
-      // Found values: one array a batch, as many as a window's copy pass serves at once (the load's
-      // batches take them in turn; a pass may not write one buffer through two bindings).
-      const outValues = Array.from({ length: Math.min(hits.length, cache.findBatchesPerPass) }, () =>
-        gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values'),
-      );
+      const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
       const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
       const tKeys = performance.now();
       await gpu.finish();
@@ -318,10 +314,10 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           for (const kind of ['hit', 'miss'] as const) {
             const times = await measure(ctx, `find-${kind} dim ${dim} load ${load}`, o.reps, (encoder, time) => {
               // The whole load as one call (its batches each one binding of values at most).
-              const batches = parts(kind === 'hit' ? hits : misses).map((p, k) => ({
+              const batches = parts(kind === 'hit' ? hits : misses).map((p) => ({
                 keys: p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n),
                 found,
-                values: outValues[k % outValues.length] as DeviceArray<'f32'>,
+                values: outValues,
               }));
               cache.encodeFindBatches(encoder, batches, () => time('find'));
             });
@@ -348,7 +344,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           ctx.log(`throughput dim ${dim} load ${load}: done`);
         }
       } finally {
-        for (const a of [...hits, ...misses, values, out, ...outValues, found]) a.destroy();
+        for (const a of [...hits, ...misses, values, out, outValues, found]) a.destroy();
       }
     } finally {
       cache.destroy();

@@ -202,84 +202,59 @@ fn main() {
 export type CopyKind = 'gather' | 'scatter' | 'accumulate';
 
 /**
- * Copies the vectors of one list's keys (`params.list`, window list + 1) for `batches` batches at
- * once (batch k: its lists in `lists_k`, its values in `out_vals_k` or `in_vals_k`): gather (slot
- * to `out_vals_k`), scatter (`in_vals_k` to slot) or accumulate (adds). One invocation per word or
- * quad of a vector, so a warp moves whole vectors with no queue, and the grid-strided loop runs over
- * the lists' lengths, which only the device knows. Several batches a pass (finds encoded together)
- * spare a dispatch per batch and window, which costs about 10 us even when its list is empty.
+ * Copies the vectors of one list's keys (`params.list`, window list + 1): gather (slot to
+ * `out_vals`), scatter (`in_vals` to slot) or accumulate (adds). One invocation per word or quad
+ * of a vector, so a warp moves whole vectors with no queue, and the grid-strided loop runs over the
+ * list's length, which only the device knows.
  */
 export const copyKernel = defineKernel({
   name: 'hkv.window.copy',
   workgroupSize: LIST_WORKGROUP,
   params: { list: 'u32' },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, lists: 1, kind: 'gather', batches: 1 } as ValueVariant & {
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, lists: 1, kind: 'gather' } as ValueVariant & {
     lists: number;
     kind: CopyKind;
-    batches: number;
   },
-  bindings: (v: ValueVariant & { kind: CopyKind; batches: number }) => {
-    const element = valueWords(v.dim).element;
-    const perBatch: Record<string, ReturnType<typeof storage>> = {};
-    for (let k = 0; k < v.batches; k++) {
-      perBatch[`lists_${k}`] = storage('read', 'u32');
-      perBatch[v.kind === 'gather' ? `out_vals_${k}` : `in_vals_${k}`] = storage(v.kind === 'gather' ? 'read_write' : 'read', element);
-    }
-    return { params: uniform(), ...perBatch, ...sliceBindings(v.slices, v.kind === 'gather' ? 'read' : 'read_write', 'v', element) };
-  },
+  bindings: (v: ValueVariant & { kind: CopyKind }) => ({
+    params: uniform(),
+    lists: storage('read', 'u32'),
+    ...(v.kind === 'gather'
+      ? { out_vals: storage('read_write', valueWords(v.dim).element) }
+      : { in_vals: storage('read', valueWords(v.dim).element) }),
+    ...sliceBindings(v.slices, v.kind === 'gather' ? 'read' : 'read_write', 'v', valueWords(v.dim).element),
+  }),
   source: (decls, v) => {
     const io = valueWords(v.dim);
-    const move = (k: number) =>
-      ({
-        gather: `out_vals_${k}[i * VW + j] = val_load(g, j);`,
-        scatter: `val_store(g, j, in_vals_${k}[i * VW + j]);`,
-        accumulate: `val_store(g, j, val_load(g, j) + in_vals_${k}[i * VW + j]);`,
-      })[v.kind];
-    const batches = Array.from({ length: v.batches }, (_, k) => k);
+    const move = {
+      gather: 'out_vals[i * VW + j] = val_load(g, j);',
+      scatter: 'val_store(g, j, in_vals[i * VW + j]);',
+      accumulate: 'val_store(g, j, val_load(g, j) + in_vals[i * VW + j]);',
+    }[v.kind];
     return composeWgsl(
       /* wgsl */ `
 ${decls}
 ${io.wgsl}
 ${sliceAccessors(v, v.kind !== 'gather', 'v', 'val', io.quads)}
 const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
-const BATCHES: u32 = ${v.batches}u;
-// Per batch: its list's words (entries times VW) and first entry.
-var<workgroup> wg_words: array<u32, BATCHES>;
-var<workgroup> wg_first: array<u32, BATCHES>;
+var<workgroup> wg_words: u32;
+var<workgroup> wg_first: u32;
 
 ${entryPoint(LIST_WORKGROUP)} {
-${batches
-  .map(
-    (k) => `  if (lid == ${k}u) {
-    let count = lists_${k}[params.list];
-    wg_words[${k}] = count * VW;
-    wg_first[${k}] = lists_${k}[${v.lists}u + params.list] - count;
-  }`,
-  )
-  .join('\n')}
-  workgroupBarrier();
-  var words = 0u;
-  for (var k = 0u; k < BATCHES; k++) { words += wg_words[k]; }
+  if (lid == 0u) {
+    let count = lists[params.list];
+    wg_words = count * VW;
+    wg_first = lists[${v.lists}u + params.list] - count;
+  }
+  let words = workgroupUniformLoad(&wg_words);
+  let first = workgroupUniformLoad(&wg_first);
   ${chunkLoop('words', LIST_WORKGROUP)} {
-    var f = base + lid;
+    let f = base + lid;
     if (f < words) {
-      // The batch of word f: batches' words lie one after another.
-      var k = 0u;
-      for (; k + 1u < BATCHES && f >= wg_words[k]; k++) { f -= wg_words[k]; }
-      let e = LIST_HEAD + 2u * (wg_first[k] + f / VW);
+      let e = LIST_HEAD + 2u * (first + f / VW);
       let j = f % VW;
-      switch k {
-${batches
-  .map(
-    (k) => `        case ${k}u: {
-          let i = lists_${k}[e];
-          let g = lists_${k}[e + 1u];
-          ${move(k)}
-        }`,
-  )
-  .join('\n')}
-        default: {}
-      }
+      let i = lists[e];
+      let g = lists[e + 1u];
+      ${move}
     }
   }
 }
