@@ -229,6 +229,14 @@ export const hintedRoomModule = wgslModule(
   /* wgsl */ `
 fn room_of(w: u32) -> u32 { return (atomicLoad(&hints[w / 4u]) >> (8u * (w % 4u))) & 0xffu; }
 fn take_room(w: u32) { atomicSub(&hints[w / 4u], 1u << (8u * (w % 4u))); }
+// Bucket w's room byte set to f: in an insert round only w's owner writes it, so a load and an
+// add (or sub) of the difference keep the other three bytes of the word intact.
+fn set_room(w: u32, f: u32) {
+  let shift = 8u * (w % 4u);
+  let old = (atomicLoad(&hints[w / 4u]) >> shift) & 0xffu;
+  if (old > f) { atomicSub(&hints[w / 4u], (old - f) << shift); }
+  if (old < f) { atomicAdd(&hints[w / 4u], (f - old) << shift); }
+}
 `,
   { needs: ['hints'] },
 );
@@ -272,9 +280,7 @@ fn fast_insert(key: u32, value: u32, assign: bool) -> u32 {
 );
 
 /** The locked insert of one key, Horton and BCHT modes (see the README for the algorithm). */
-export const lockedInsertModule = wgslModule(
-  'horton.locked-insert',
-  /* wgsl */ `
+const lockedInsertSource = /* wgsl */ `
 const RETRY_SLOT: u32 = 0xfffffffeu;
 
 // Moves the group of keys (slot mask group) of bucket b that share entry (p, tg) to another
@@ -718,9 +724,19 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   }
   return FULL;
 }
-`,
-  { requires: [hortonFastModule, exactRoomModule, ownershipModule], needs: ['buckets', 'locks', 'T_TO_B', 'T_PUSHED'] },
-);
+`;
+const lockedInsertOf = (name: string, room: typeof exactRoomModule) =>
+  wgslModule(name, lockedInsertSource, {
+    requires: [hortonFastModule, room, ownershipModule],
+    needs: ['buckets', 'locks', 'T_TO_B', 'T_PUSHED'],
+  });
+/** The locked insert, comparing candidates by the room their key words show. */
+export const lockedInsertModule = lockedInsertOf('horton.locked-insert', exactRoomModule);
+/**
+ * The same, comparing candidates by the bulk build's room bytes (one load a candidate, not eight),
+ * which every executing key keeps exact for the buckets it owns.
+ */
+const hintedLockedInsertModule = lockedInsertOf('horton.locked-insert-hinted', hintedRoomModule);
 
 /** Pass 1 of an insert batch: the lock-free fast path; keys it cannot settle go to `queue_out`. */
 export const fastInsertKernel = defineKernel({
@@ -811,9 +827,10 @@ fn main() {
 export const insertRoundKernel = defineKernel({
   name: 'horton.insert-round',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { mode: 'horton', assign: false },
+  // hinted: after a bulk build, candidates' rooms come from its room bytes (`hints`).
+  variant: { mode: 'horton', assign: false, hinted: false } as { mode: 'horton' | 'bcht'; assign: boolean; hinted: boolean },
   params: hortonParams,
-  bindings: {
+  bindings: (v: { hinted: boolean }) => ({
     params: uniform(),
     buckets: atomicsRW,
     locks: atomicsRW,
@@ -824,7 +841,8 @@ export const insertRoundKernel = defineKernel({
     counters: atomicsRW,
     failed: atomicsRW,
     planned: atomicsRW,
-  },
+    ...(v.hinted ? { hints: atomicsRW } : {}),
+  }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
@@ -857,6 +875,12 @@ ${entry} {
       r = ${v.mode === 'bcht' ? 'bcht_insert' : 'horton_insert'}(key, values[i], ASSIGN);
     }
     if (r == RETRY && overflowed) { r = FULL; }
+    ${
+      v.hinted
+        ? `// The room bytes of the buckets this key owned (and may have written), exact again.
+    if (!PLAN) { for (var k = 0u; k < n_owned; k++) { set_room(owned[k], free_count(owned[k])); } }`
+        : ''
+    }
     if (PLAN) {
       if (HORTON && r == FULL && !clears_entry) { atomicOr(&planned[j / 32u], bit); }
       else if (HORTON) { atomicAnd(&planned[j / 32u], ~bit); }
@@ -874,7 +898,7 @@ ${entry} {
   flush_tallies(lid);
 }`,
       {
-        modules: [gridModule, lockedInsertModule, talliesModule, failureListModule],
+        modules: [gridModule, v.hinted ? hintedLockedInsertModule : lockedInsertModule, talliesModule, failureListModule],
         constants: { ASSIGN: v.assign, INDEX_MASK: 0x3fffffff, MAX_STRIKES: 3, HORTON: v.mode === 'horton' },
       },
     ),
