@@ -813,23 +813,25 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       this.nextEpoch(encoder, s, run.n);
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
       for (const plan of [true, false]) {
-        insertRoundKernel.variant({ mode, assign: run.assign, hinted: HINTED_ROUNDS && run.hints !== undefined }).encode(this.gpu, encoder, {
-          buffers: {
-            buckets: s.buckets,
-            locks: s.locks,
-            keys,
-            values,
-            queue_in: qin,
-            queue_out: qout,
-            counters: s.counters,
-            failed: this.failures.buffer,
-            planned,
-            ...(HINTED_ROUNDS && run.hints ? { hints: run.hints } : {}),
-          } as never,
-          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
-          indirect: { buffer: run.args, offset: 0 },
-          timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
-        });
+        insertRoundKernel
+          .variant({ mode, assign: run.assign, hinted: HINTED_ROUNDS && run.hints !== undefined })
+          .encode(this.gpu, encoder, {
+            buffers: {
+              buckets: s.buckets,
+              locks: s.locks,
+              keys,
+              values,
+              queue_in: qin,
+              queue_out: qout,
+              counters: s.counters,
+              failed: this.failures.buffer,
+              planned,
+              ...(HINTED_ROUNDS && run.hints ? { hints: run.hints } : {}),
+            } as never,
+            params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
+            indirect: { buffer: run.args, offset: 0 },
+            timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
+          });
       }
       run.queues = [qout, qin];
     }
