@@ -36,8 +36,6 @@ export const INSERT_ROUNDS = 96;
  * room is not struck (see insert.ts). Smaller batches strike from the first round: a small table
  * that is truly full reports its keys (or grows) sooner.
  */
-/** The rounds after a bulk build compare candidates by its room bytes (insert.ts, `hinted`). */
-const HINTED_ROUNDS = true;
 const STRIKE_FREE_ROUNDS = 16;
 const STRIKE_FREE_FROM = 1 << 20;
 const HOST_CHUNK = 8;
@@ -813,25 +811,24 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       this.nextEpoch(encoder, s, run.n);
       roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
       for (const plan of [true, false]) {
-        insertRoundKernel
-          .variant({ mode, assign: run.assign, hinted: HINTED_ROUNDS && run.hints !== undefined })
-          .encode(this.gpu, encoder, {
-            buffers: {
-              buckets: s.buckets,
-              locks: s.locks,
-              keys,
-              values,
-              queue_in: qin,
-              queue_out: qout,
-              counters: s.counters,
-              failed: this.failures.buffer,
-              planned,
-              ...(HINTED_ROUNDS && run.hints ? { hints: run.hints } : {}),
-            } as never,
-            params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
-            indirect: { buffer: run.args, offset: 0 },
-            timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
-          });
+        // After a bulk build the rounds rank candidates by its room bytes (insert.ts, `hinted`).
+        insertRoundKernel.variant({ mode, assign: run.assign, hinted: run.hints !== undefined }).encode(this.gpu, encoder, {
+          buffers: {
+            buckets: s.buckets,
+            locks: s.locks,
+            keys,
+            values,
+            queue_in: qin,
+            queue_out: qout,
+            counters: s.counters,
+            failed: this.failures.buffer,
+            planned,
+            ...(run.hints ? { hints: run.hints } : {}),
+          } as never,
+          params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
+          indirect: { buffer: run.args, offset: 0 },
+          timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
+        });
       }
       run.queues = [qout, qin];
     }
