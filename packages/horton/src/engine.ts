@@ -222,9 +222,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
 
   async refresh(): Promise<FailureReport> {
     const { words, failures } = await this.readReport(this.store.counters);
-    this.size = words[0] as number;
-    this.typeB = words[1] as number;
-    this.pushes = words[2] as number;
+    this.takeCounters(words);
     return failures;
   }
 
@@ -300,9 +298,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
         if (failures.count === 0) {
           this.destroyStore(old);
           this.store = next;
-          this.size = words[0] as number;
-          this.typeB = words[1] as number;
-          this.pushes = words[2] as number;
+          this.takeCounters(words);
           this.rehashes++;
           return;
         }
@@ -842,6 +838,13 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       invocations: slots,
       maxWorkgroups: 4096,
     });
+  }
+
+  /** The host's copies of the counters a report read (live keys, Type B buckets, pushes). */
+  private takeCounters(words: Uint32Array): void {
+    this.size = words[0] as number;
+    this.typeB = words[1] as number;
+    this.pushes = words[2] as number;
   }
 
   /** Reads a counters buffer (live keys, Type B buckets, pushes) and the failed list in one round trip. */

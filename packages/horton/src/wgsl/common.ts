@@ -32,6 +32,13 @@ fn second_of(key: u32) -> u32 { return hash_fmix32(key ^ params.seed ^ ${hex(BCH
 // second when this bit (the second hash's top bit, which no mask reaches) is set: a fair coin
 // apart from both buckets, so each hash function takes half the keys.
 fn tie_to_second(key: u32) -> bool { return (hash_fmix32(key ^ params.seed ^ ${hex(BCHT_SALT)}) >> 31u) == 1u; }
+// The key's (tie bucket, other bucket): its two BCHT buckets, the tie bucket first.
+fn bcht_pair(key: u32) -> vec2<u32> {
+  let first = primary_of(key);
+  let second = second_of(key);
+  if (tie_to_second(key)) { return vec2<u32>(second, first); }
+  return vec2<u32>(first, second);
+}
 fn entry_of(rea: u32, t: u32) -> u32 { return (rea >> (ENTRY_BITS * t)) & ENTRY_MASK; }
 fn with_entry(rea: u32, t: u32, e: u32) -> u32 {
   return (rea & ~(ENTRY_MASK << (ENTRY_BITS * t))) | (e << (ENTRY_BITS * t));

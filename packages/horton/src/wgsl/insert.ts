@@ -192,19 +192,17 @@ fn best_candidate(x: u32, t: u32, need: u32, avoid: u32, skip: u32) -> u32 {
 // is read first: buckets fill while a key reads them, so the one read later looks fuller (reading
 // the first bucket first sent a third of the keys more to it on a GPU).
 fn fast_insert_bcht(key: u32, value: u32, assign: bool) -> u32 {
-  let b1 = primary_of(key);
-  let b2 = second_of(key);
+  let pair = bcht_pair(key);
+  let tie = pair.x;
+  let other = pair.y;
   for (var c = 0u; c < 2u; c++) {
-    let b = select(b1, b2, c == 1u);
+    let b = select(tie, other, c == 1u);
     let s = slot_of(b, key);
     if (s != NONE) {
       if (assign) { store_value(b, s, value); }
       return EXISTED;
     }
   }
-  let second = tie_to_second(key);
-  let tie = select(b1, b2, second);
-  let other = select(b2, b1, second);
   let ft = free_count(tie);
   if (other != tie && free_count(other) > ft) { return RETRY; }
   return claim_in(tie, key, value, assign);
@@ -685,9 +683,9 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   }
   // Both full: move one key of either bucket to its other bucket (one level of cuckoo eviction),
   // the tie bucket's keys first, so the key lands in either bucket alike.
-  let second = tie_to_second(key);
+  let pair = bcht_pair(key);
   for (var c = 0u; c < 2u; c++) {
-    let b = select(b1, b2, (c == 1u) != second);
+    let b = select(pair.x, pair.y, c == 1u);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
       let a = other_bucket(g, b);
@@ -703,7 +701,7 @@ fn bcht_insert(key: u32, value: u32, assign: bool) -> u32 {
   // Then two levels: a key h of g's other bucket a moves to its own other bucket d, g takes h's
   // slot, the key takes g's.
   for (var c = 0u; c < 2u; c++) {
-    let b = select(b1, b2, (c == 1u) != second);
+    let b = select(pair.x, pair.y, c == 1u);
     for (var s = 0u; s < 8u; s++) {
       let g = key_at(b, s);
       let a = other_bucket(g, b);

@@ -218,9 +218,9 @@ export const bchtSecondKernel = defineKernel({
       queuePass(
         decls,
         /* wgsl */ `
-    let second = tie_to_second(key);
-    let tie = select(primary_of(key), second_of(key), second);
-    let other = select(second_of(key), primary_of(key), second);
+    let pair = bcht_pair(key);
+    let tie = pair.x;
+    let other = pair.y;
     let s1 = slot_of(tie, key);
     if (s1 != NONE) {
       if (ASSIGN) { store_value(tie, s1, values[i]); }
