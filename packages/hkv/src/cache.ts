@@ -10,11 +10,22 @@ import {
   oneOf,
   positiveInteger,
 } from '@gpuhash/core';
-import { EV_WORDS, HkvEngine, OUT_HEAD, outWords, type PassTimer, type StagedUpsert, scratchBuffer, type UpsertPlan } from './engine';
+import {
+  EV_WORDS,
+  HkvEngine,
+  OUT_HEAD,
+  outWords,
+  type PassTimer,
+  type StagedUpsert,
+  scratchBuffer,
+  type UpsertBatch,
+  type UpsertPlan,
+} from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
 import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
 import {
+  type DeviceUpsertBatch,
   type EntryPredicate,
   type EvictResult,
   type ExportResult,
@@ -714,6 +725,8 @@ export class HkvCache {
     const scores = withScores ? scratchBuffer(gpu, n * 8, 'hkv.find.scores') : undefined;
     try {
       const encoder = gpu.device.createCommandEncoder({ label: 'HkvCache.find' });
+      // The kernels leave an absent key's row as it was; the host API answers zeros for it.
+      if (values) encoder.clearBuffer(values, 0, n * this.dim * 4);
       const host = this.host;
       this.engine.encodeFind(encoder, this.storage, q, n, { found, values, scores, slots: host !== undefined });
       gpu.submit([encoder.finish()]);
@@ -930,7 +943,8 @@ export class HkvCache {
 
   /**
    * Encodes a find of device keys ((lo, hi) words) into `out.found` (one word per key) and
-   * `out.values` (`n * dim` floats; leave it out for contains). Nothing is read back; the cache's
+   * `out.values` (`n * dim` floats; leave it out for contains). As NVIDIA's find, the row of an
+   * absent key is left as it was (the host `find` answers zeros). Nothing is read back; the cache's
    * capacity must not change until the encoder is submitted (await pending operations first).
    * `time` gives the timestamp writes of each compute pass (for benchmarks).
    */
@@ -976,48 +990,63 @@ export class HkvCache {
    * slots are left in `out`, `4 + 2n` words, when given; give it when encoding many batches into one command
    * buffer, or each borrows a scratch buffer until the submit). Advances the LRU clock by n.
    */
-  encodeInsertOrAssign(
-    encoder: GPUCommandEncoder,
-    batch: { keys: DeviceArray<'u32'>; values: DeviceArray<'f32'>; scores?: DeviceArray<'u32'>; out?: DeviceArray<'u32'> },
-    time?: PassTimer,
-  ): void {
-    const where = 'HkvCache.encodeInsertOrAssign';
+  encodeInsertOrAssign(encoder: GPUCommandEncoder, batch: DeviceUpsertBatch, time?: PassTimer): void {
+    this.encodeUpsertBatches('HkvCache.encodeInsertOrAssign', encoder, [batch], time);
+  }
+
+  /**
+   * Encodes the insertOrAssigns of several batches, in order, each as encodeInsertOrAssign, for a
+   * load larger than one binding of values holds. With values in several windows
+   * (valueWindowBytes), each window's copies then run once for a group of batches (up to 2 GiB of
+   * window lists, 24 bytes a key), which is faster than batch by batch. Batches may share one
+   * `out` buffer.
+   */
+  encodeInsertOrAssignBatches(encoder: GPUCommandEncoder, batches: readonly DeviceUpsertBatch[], time?: PassTimer): void {
+    this.encodeUpsertBatches('HkvCache.encodeInsertOrAssignBatches', encoder, batches, time);
+  }
+
+  private encodeUpsertBatches(where: string, encoder: GPUCommandEncoder, batches: readonly DeviceUpsertBatch[], time?: PassTimer): void {
     this.assertLive(where);
     this.assertNoHostTier(where);
-    const n = keyCount(batch.keys, where);
-    // Keys (with scores: staged as 4 words a key), statuses and slots 2 words a key, values dim.
-    this.assertBatchFits(where, n, Math.max(batch.scores ? 4 : 2, this.dim));
-    checkValues(batch.values, n, this.dim, where);
-    if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
-    if (n === 0) return;
+    const counts = batches.map((batch) => {
+      const n = keyCount(batch.keys, where);
+      // Keys (with scores: staged as 4 words a key), statuses and slots 2 words a key, values dim.
+      this.assertBatchFits(where, n, Math.max(batch.scores ? 4 : 2, this.dim));
+      checkValues(batch.values, n, this.dim, where);
+      if (this.policy === 'custom' && !batch.scores) throw new InvalidArgumentError(`${where}: the 'custom' policy needs scores`);
+      return n;
+    });
     const gpu = this.gpu;
-    // Without scores the kernels read only the keys: the caller's buffer serves as the batch.
-    const staging = batch.scores ? scratchBuffer(gpu, 4 * n * 4, 'hkv.batch') : batch.keys.buffer;
-    const out = batch.out?.buffer ?? scratchBuffer(gpu, outWords(n, false) * 4, 'hkv.out');
-    if (batch.scores) {
-      encoder.copyBufferToBuffer(batch.keys.buffer, 0, staging, 0, 8 * n);
-      encoder.copyBufferToBuffer(batch.scores.buffer, 0, staging, 8 * n, 8 * n);
-    }
-    const staged: StagedUpsert = { n, batch: staging, values: batch.values.buffer, hasScores: batch.scores !== undefined };
-    this.engine.encodeUpsert(
-      encoder,
-      this.storage,
-      staged,
-      out,
-      undefined,
-      {
-        mode: UpdateMode.upsert,
-        evict: false,
-        dedupe: !this.assumeUniqueKeys,
-        clock: this.clock,
-        epoch: this.epochValue,
-        insertPasses: INSERT_PASSES,
-      },
-      time,
-    );
-    this.clock += n;
-    if (batch.scores) gpu.pool.release(staging);
-    if (!batch.out) gpu.pool.release(out);
+    const borrowed: GPUBuffer[] = [];
+    const work: UpsertBatch[] = [];
+    batches.forEach((batch, k) => {
+      const n = counts[k] as number;
+      if (n === 0) return;
+      // Without scores the kernels read only the keys: the caller's buffer serves as the batch.
+      const staging = batch.scores ? scratchBuffer(gpu, 4 * n * 4, 'hkv.batch') : batch.keys.buffer;
+      const out = batch.out?.buffer ?? scratchBuffer(gpu, outWords(n, false) * 4, 'hkv.out');
+      if (batch.scores) {
+        encoder.copyBufferToBuffer(batch.keys.buffer, 0, staging, 0, 8 * n);
+        encoder.copyBufferToBuffer(batch.scores.buffer, 0, staging, 8 * n, 8 * n);
+        borrowed.push(staging);
+      }
+      if (!batch.out) borrowed.push(out);
+      work.push({
+        staged: { n, batch: staging, values: batch.values.buffer, hasScores: batch.scores !== undefined },
+        out,
+        plan: {
+          mode: UpdateMode.upsert,
+          evict: false,
+          dedupe: !this.assumeUniqueKeys,
+          clock: this.clock,
+          epoch: this.epochValue,
+          insertPasses: INSERT_PASSES,
+        },
+      });
+      this.clock += n;
+    });
+    this.engine.encodeUpserts(encoder, this.storage, work, time);
+    for (const b of borrowed) gpu.pool.release(b);
   }
 
   /** Waits for every operation called so far. */

@@ -50,6 +50,35 @@ interface ListRegion {
   size: number;
 }
 
+/** One listed batch's copies into or out of every window past the first. */
+interface CopyJob {
+  n: number;
+  region: ListRegion;
+  kind: CopyKind;
+  vals: GPUBuffer;
+  /** Pass label of the timestamp writes. */
+  label: string;
+}
+
+/**
+ * Where the passes of an upsert take their list regions (one per partition, in encoding order)
+ * and leave their copies, when several batches share each window's copy passes.
+ */
+interface SharedCopies {
+  regions: (ListRegion | undefined)[];
+  copies: CopyJob[];
+}
+
+/** One batch of a multi-batch upsert. */
+export interface UpsertBatch {
+  staged: StagedUpsert;
+  out: GPUBuffer;
+  plan: UpsertPlan;
+}
+
+/** The most bytes of window lists that one group of a multi-batch upsert lays out at once. */
+const SHARED_LISTS_BYTES = 2 ** 31;
+
 /** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
 export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
 
@@ -88,6 +117,16 @@ export const EV_WORDS = 5;
 /** The words an upsert's out buffer needs: head, statuses, slots, and 5 per evicted entry when evicting. */
 export function outWords(n: number, evict: boolean): number {
   return OUT_HEAD + 2 * n + (evict ? EV_WORDS * n : 0);
+}
+
+/** Whether an upsert's update pass writes values (all modes but assignScores and findOrInsert's touch). */
+function upsertWritesValues(plan: UpsertPlan): boolean {
+  return plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
+}
+
+/** Whether an upsert runs insert passes (the modes that insert absent keys). */
+function upsertInserts(plan: UpsertPlan): boolean {
+  return plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
 }
 
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
@@ -149,6 +188,7 @@ export class HkvEngine {
     evVals: GPUBuffer | undefined,
     plan: UpsertPlan,
     time?: PassTimer,
+    shared?: SharedCopies,
   ): void {
     const { n } = staged;
     encoder.clearBuffer(out, 0, outWords(n, plan.evict) * 4);
@@ -166,7 +206,7 @@ export class HkvEngine {
     const params = this.clockParams(storage, n, plan.clock, plan.epoch);
     const v = this.values(storage);
     const policy = POLICY_CODES[this.policy];
-    const withValues = plan.mode !== UpdateMode.assignScores && plan.mode !== UpdateMode.touch;
+    const withValues = upsertWritesValues(plan);
     // The first insert-like batch after creation or a clear finds nothing: its update pass only
     // sorts the keys. Later batches look them up.
     const empty = storage.knownEmpty;
@@ -189,11 +229,10 @@ export class HkvEngine {
     if (withValues) {
       // Values in further windows of buffers: the updated keys' values, to the slots the pass recorded.
       const kind = plan.mode === UpdateMode.accum ? 'accumulate' : 'scatter';
-      this.encodeWindowCopies(encoder, storage, n, { source: 'updated', src: out }, { kind, vals: staged.values }, 'update', time);
+      this.encodeWindowCopies(encoder, storage, n, { source: 'updated', src: out }, { kind, vals: staged.values }, 'update', time, shared);
     }
-    const inserts = plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
-    if (inserts) {
-      for (let pass = 0; pass < plan.insertPasses; pass++) this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time);
+    if (upsertInserts(plan)) {
+      for (let pass = 0; pass < plan.insertPasses; pass++) this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time, shared);
     }
     encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
     if (scratch) this.gpu.pool.release(scratch);
@@ -225,6 +264,7 @@ export class HkvEngine {
     evVals: GPUBuffer | undefined,
     plan: UpsertPlan,
     time?: PassTimer,
+    shared?: SharedCopies,
   ): void {
     const n = staged.n;
     const windows = this.windows(storage);
@@ -266,7 +306,70 @@ export class HkvEngine {
         });
       }
     }
-    this.encodeWindowCopies(encoder, storage, n, { source: 'placed', src: out }, { kind: 'scatter', vals: staged.values }, 'insert', time);
+    this.encodeWindowCopies(
+      encoder,
+      storage,
+      n,
+      { source: 'placed', src: out },
+      { kind: 'scatter', vals: staged.values },
+      'insert',
+      time,
+      shared,
+    );
+  }
+
+  /**
+   * Upserts of several batches, each as encodeUpsert and in order, without eviction records. With
+   * values in several windows, the copies of a group of batches run window by window, every batch
+   * of the group back to back, as encodeFinds does: a window's pass pays its fixed cost once per
+   * group rather than once per batch. The writes to any one slot keep their order (a slot lies in
+   * one window, and there the copies run batch after batch, the update's before the insert
+   * passes'), and nothing in between reads values (no eviction records).
+   */
+  encodeUpserts(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly UpsertBatch[], time?: PassTimer): void {
+    if (batches.some((b) => b.plan.evict)) throw new Error('HkvEngine.encodeUpserts: eviction records need their copies at once');
+    if (this.windows(storage).length === 1) {
+      for (const b of batches) this.encodeUpsert(encoder, storage, b.staged, b.out, undefined, b.plan, time);
+      return;
+    }
+    // Each batch lists its keys once per partition: the update's (with values) and each insert pass's.
+    const partitions = (b: UpsertBatch) => (upsertWritesValues(b.plan) ? 1 : 0) + (upsertInserts(b.plan) ? b.plan.insertPasses : 0);
+    const counts = batches.map((b) => Array<number>(partitions(b)).fill(b.staged.n));
+    const listBytes = (group: readonly number[]) =>
+      this.layoutRegions(
+        storage,
+        group.flatMap((k) => counts[k] as number[]),
+      ).bytes;
+    // A power of two: the pool rounds sizes up to one.
+    const cap = 2 ** Math.floor(Math.log2(Math.min(SHARED_LISTS_BYTES, this.gpu.limits.maxBufferSize)));
+    const groups: number[][] = [];
+    for (let k = 0; k < batches.length; k++) {
+      const last = groups.at(-1);
+      if (last && listBytes([...last, k]) <= cap) last.push(k);
+      else groups.push([k]);
+    }
+    // A batch whose lists alone pass the cap runs as encodeUpsert does, with the engine's own lists.
+    const most = Math.max(0, ...groups.map(listBytes).filter((b) => b <= cap));
+    const buffer = most > 0 ? this.gpu.pool.acquire(most, STORAGE_USAGE, 'hkv.window.shared-lists') : undefined;
+    // Groups run one after the other on the queue, so each reuses the buffer.
+    for (const group of groups) {
+      const shared: SharedCopies | undefined =
+        buffer && listBytes(group) <= cap
+          ? {
+              regions: this.layoutRegions(
+                storage,
+                group.flatMap((k) => counts[k] as number[]),
+              ).regions.map((r) => r && { buffer, ...r }),
+              copies: [],
+            }
+          : undefined;
+      for (const k of group) {
+        const b = batches[k] as UpsertBatch;
+        this.encodeUpsert(encoder, storage, b.staged, b.out, undefined, b.plan, time, shared);
+      }
+      if (shared) this.encodeCopies(encoder, storage, shared.copies, time);
+    }
+    if (buffer) this.gpu.pool.release(buffer);
   }
 
   /** find / contains: `found` one word per key; `values` n * dim floats; `scores` 2 words per key. */
@@ -281,7 +384,7 @@ export class HkvEngine {
    * 64 on an H100), so it is paid once per window rather than once per window and batch.
    */
   encodeFinds(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly FindBatch[], time?: PassTimer): void {
-    const copies: { n: number; region: ListRegion; kind: CopyKind; vals: GPUBuffer }[] = [];
+    const copies: CopyJob[] = [];
     const regions = this.listRegions(
       storage,
       batches.map((b) => (b.out.values ? b.n : 0)),
@@ -311,10 +414,10 @@ export class HkvEngine {
       const region = regions[k];
       if (windowed && region) {
         this.encodePartition(encoder, storage, n, { source: 'found', src: out.found, flags: !(out.slots ?? false) }, region, 'find', time);
-        copies.push({ n, region, kind: 'gather', vals: out.values as GPUBuffer });
+        copies.push({ n, region, kind: 'gather', vals: out.values as GPUBuffer, label: 'find' });
       }
     });
-    this.encodeCopies(encoder, storage, copies, 'find', time);
+    this.encodeCopies(encoder, storage, copies, time);
   }
 
   /**
@@ -322,19 +425,28 @@ export class HkvEngine {
    * none when the values lie in one window. `counts[k]` 0: batch k has no list.
    */
   private listRegions(storage: HkvStorage, counts: readonly number[]): (ListRegion | undefined)[] {
-    const windows = this.windows(storage).length;
-    if (windows === 1) return [];
+    if (this.windows(storage).length === 1) return [];
+    const { regions, bytes } = this.layoutRegions(storage, counts);
+    const buffer = this.listsBuffer(Math.max(bytes, 4));
+    return regions.map((r) => r && { buffer, ...r });
+  }
+
+  /** The ranges of lists for batches of `counts` keys, one after the other (aligned for binding), and their bytes. */
+  private layoutRegions(
+    storage: HkvStorage,
+    counts: readonly number[],
+  ): { regions: ({ offset: number; size: number } | undefined)[]; bytes: number } {
+    const lists = this.windows(storage).length - 1;
     const align = this.gpu.limits.minStorageBufferOffsetAlignment;
     let at = 0;
-    const out = counts.map((n) => {
+    const regions = counts.map((n) => {
       if (n === 0) return undefined;
-      const size = listWords(windows - 1, n) * 4;
+      const size = listWords(lists, n) * 4;
       const region = { offset: at, size };
       at += Math.ceil(size / align) * align;
       return region;
     });
-    const buffer = this.listsBuffer(Math.max(at, 4));
-    return out.map((r) => r && { buffer, ...r });
+    return { regions, bytes: at };
   }
 
   /**
@@ -375,13 +487,7 @@ export class HkvEngine {
   }
 
   /** The copy passes of the windows past the first, window by window, each over every listed batch. */
-  private encodeCopies(
-    encoder: GPUCommandEncoder,
-    storage: HkvStorage,
-    batches: readonly { n: number; region: ListRegion; kind: CopyKind; vals: GPUBuffer }[],
-    label: string,
-    time?: PassTimer,
-  ): void {
+  private encodeCopies(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly CopyJob[], time?: PassTimer): void {
     const windows = this.windows(storage);
     const lists = windows.length - 1;
     const quads = valueWords(storage.dim).quads;
@@ -396,13 +502,16 @@ export class HkvEngine {
           params: { list },
           invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
           maxWorkgroups: COPY_WORKGROUPS,
-          timestampWrites: time?.(`${label}.values`),
+          timestampWrites: time?.(`${b.label}.values`),
         });
       }
     });
   }
 
-  /** The value passes of an upsert's windows past the first: its keys listed, then the copies. */
+  /**
+   * The value passes of an upsert's windows past the first: its keys listed, then the copies (or,
+   * with `shared`, listed into the next shared region and the copies left for later).
+   */
   private encodeWindowCopies(
     encoder: GPUCommandEncoder,
     storage: HkvStorage,
@@ -411,11 +520,14 @@ export class HkvEngine {
     copy: { kind: CopyKind; vals: GPUBuffer },
     label: string,
     time?: PassTimer,
+    shared?: SharedCopies,
   ): void {
-    const [region] = this.listRegions(storage, [n]);
+    const region = shared ? shared.regions.shift() : this.listRegions(storage, [n])[0];
     if (!region) return;
     this.encodePartition(encoder, storage, n, keys, region, label, time);
-    this.encodeCopies(encoder, storage, [{ n, region, ...copy }], label, time);
+    const job = { n, region, ...copy, label };
+    if (shared) shared.copies.push(job);
+    else this.encodeCopies(encoder, storage, [job], time);
   }
 
   /**

@@ -39,6 +39,7 @@ export {
   valueSplit,
 } from './layout';
 export type {
+  DeviceUpsertBatch,
   EntryPredicate,
   EvictResult,
   ExportResult,

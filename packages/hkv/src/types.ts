@@ -79,6 +79,17 @@ export type ValuesInput = Float32Array | DeviceArray<'f32'>;
 /** Scores: one u64 per key, as a `BigUint64Array` or (low, high) word pairs. */
 export type ScoresInput = BigUint64Array | Uint32Array | DeviceArray<'u32'>;
 
+/**
+ * One device-resident insertOrAssign batch: keys as (lo, hi) word pairs, `n * dim` values, scores
+ * as word pairs (the custom policy), and where the statuses and slots go (`4 + 2n` words).
+ */
+export interface DeviceUpsertBatch {
+  keys: DeviceArray<'u32'>;
+  values: DeviceArray<'f32'>;
+  scores?: DeviceArray<'u32'>;
+  out?: DeviceArray<'u32'>;
+}
+
 /** What happened to each key of an insert-like batch (`status[i]`). */
 export const HkvStatus = {
   /** Not handled (a device batch's reserved key, or an op that left it alone). */

@@ -1,4 +1,4 @@
-import { DestroyedError, InvalidArgumentError, LimitExceededError, ReservedKeyError } from '@gpuhash/core';
+import { DestroyedError, DeviceArray, InvalidArgumentError, LimitExceededError, ReservedKeyError } from '@gpuhash/core';
 import { type CheckContext, defineChecks, thrown } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
@@ -284,20 +284,24 @@ async function policyInvariants(
   }
 }
 
+/** What a device find's output rows hold before the find: an absent key's row must keep it. */
+const ABSENT_MARK = -7.25;
+
 /**
- * Finds in caches whose values lie in 4 windows (a partition by bucket window, or in dual-bucket
+ * Finds in caches whose values lie in `windows` windows (4: a partition by bucket window, or in dual-bucket
  * mode copies from the recorded slots) against the cache's own export: found exactly the stored
- * keys, with their values and scores, and zeros for the others.
+ * keys, with their values and scores, and zeros for the others (host finds; device finds leave
+ * the rows of absent keys as they were).
  */
-async function windowedFinds(ctx: CheckContext): Promise<void> {
+async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4): Promise<void> {
   const { gpu, rng } = ctx;
   const scale = sizeScale(ctx.scale);
-  const dim = 8;
   const bytes = 128 * dim * 4 * scale;
+  const split = windows === 4 ? { maxValueBufferBytes: bytes, valueWindowBytes: bytes } : {};
   for (const mode of ['single', 'dual'] as const) {
-    const cache = await HkvCache.create(gpu, { dim, capacity: 512 * scale, mode, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+    const cache = await HkvCache.create(gpu, { dim, capacity: 512 * scale, mode, ...split });
     try {
-      expect(cache.valueSplit.windows === 4, `${mode}: expected 4 windows, got ${cache.valueSplit.windows}`);
+      expect(cache.valueSplit.windows === windows, `${mode}: expected ${windows} windows, got ${cache.valueSplit.windows}`);
       const pool = keyPool(rng, 700 * scale);
       const indices = (max: number) => fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 1, maxLength: max * scale, size: 'max' });
       const input = fc.record({ stored: indices(600), asked: indices(400), withScores: fc.boolean() });
@@ -327,7 +331,8 @@ async function windowedFinds(ctx: CheckContext): Promise<void> {
             n,
             keys: gpu.upload(new Uint32Array(query.slice(from, from + n).buffer)),
             found: gpu.createArray('u32', n),
-            values: gpu.createArray('f32', n * dim),
+            // Rows of absent keys keep what was there (as NVIDIA's find): a marker, not zeros.
+            values: gpu.upload(new Float32Array(n * dim).fill(ABSENT_MARK)),
           }));
         const encoder = gpu.device.createCommandEncoder();
         cache.encodeFindBatches(encoder, parts);
@@ -338,15 +343,79 @@ async function windowedFinds(ctx: CheckContext): Promise<void> {
           for (let i = 0; i < p.n; i++) {
             const at = p.from + i;
             expect(found[i] === got.found[at], `${mode}, batch ${c} key ${i}: device found ${found[i]}, host ${got.found[at]}`);
+            const row = values.slice(i * dim, (i + 1) * dim);
             expect(
-              sameRow(values.slice(i * dim, (i + 1) * dim), got.values.slice(at * dim, (at + 1) * dim)),
-              `${mode}, batch ${c} key ${i}: device and host values differ`,
+              got.found[at] === 1 ? sameRow(row, got.values.slice(at * dim, (at + 1) * dim)) : row.every((x) => x === ABSENT_MARK),
+              `${mode}, batch ${c} key ${i} (found ${got.found[at]}): device row [${row}], host row [${got.values.slice(at * dim, (at + 1) * dim)}]`,
             );
           }
           for (const a of [p.keys, p.found, p.values]) a.destroy();
         }
       });
       await checkProperty(property, { seed: rng.u32() | 0, numRuns: 3, scale: ctx.scale });
+    } finally {
+      cache.destroy();
+    }
+  }
+}
+
+/**
+ * Several device insertOrAssign batches in one call over 4 windows (each window's copies then run
+ * for every batch back to back), sharing one out buffer: batches reuse keys (updates) and overfill
+ * the cache (evictions, which under LRU take slots of earlier batches), so a copy run out of order
+ * leaves a key with an older batch's value. Every stored key must hold the value of the last batch
+ * that wrote it; with room for every key, every key is stored.
+ */
+async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
+  const { gpu, rng } = ctx;
+  const scale = sizeScale(ctx.scale);
+  const dim = 8;
+  const bytes = 128 * dim * 4 * scale;
+  const capacity = 512 * scale;
+  for (const mode of ['single', 'dual'] as const) {
+    const cache = await HkvCache.create(gpu, { dim, capacity, mode, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+    try {
+      expect(cache.valueSplit.windows === 4, `${mode}: expected 4 windows, got ${cache.valueSplit.windows}`);
+      const input = fc.record({
+        poolSize: fc.constantFrom(capacity / 2, 2 * capacity),
+        batches: fc.array(fc.array(fc.nat({ max: 2 * capacity - 1 }), { minLength: 1, maxLength: 300 * scale }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+      });
+      const pool = keyPool(rng, 2 * capacity);
+      const property = fc.asyncProperty(input, async ({ poolSize, batches }) => {
+        await cache.clear();
+        const lastWrite = new Map<bigint, Float32Array>();
+        const out = gpu.createArray('u32', 4 + 2 * 300 * scale);
+        const device = batches.map((picks, version) => {
+          const keys = BigUint64Array.from(picks, (i) => pool[i % poolSize] as bigint);
+          const values = rows(keys, dim, version + 1);
+          keys.forEach((k, i) => {
+            lastWrite.set(k, values.slice(i * dim, (i + 1) * dim));
+          });
+          return {
+            keys: gpu.upload(new Uint32Array(keys.buffer)),
+            values: gpu.upload(values),
+            out: DeviceArray.wrap(out.buffer, 4 + 2 * keys.length, 'u32'),
+          };
+        });
+        const encoder = gpu.device.createCommandEncoder();
+        cache.encodeInsertOrAssignBatches(encoder, device);
+        gpu.submit([encoder.finish()]);
+        const held = await snapshot(cache, `${mode}: after ${batches.length} batches`);
+        for (const [k, e] of held) {
+          const want = lastWrite.get(k);
+          expect(want !== undefined, `${mode}: key ${k} stored but never inserted`);
+          expect(sameRow(e.value, want as Float32Array), `${mode}: key ${k} holds [${e.value}], its last batch wrote [${want}]`);
+        }
+        if (poolSize <= capacity / 2 && mode === 'dual') {
+          expect(held.size === lastWrite.size, `${mode}: ${held.size} of ${lastWrite.size} keys stored with room for all`);
+        }
+        for (const d of device) for (const a of [d.keys, d.values]) a.destroy();
+        out.destroy();
+      });
+      await checkProperty(property, { seed: rng.u32() | 0, numRuns: 4, scale: ctx.scale });
     } finally {
       cache.destroy();
     }
@@ -400,8 +469,19 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   {
-    name: 'finds over windows of one buffer each, single- and dual-bucket, with and without scores, host and in device batches: the stored entries, zeros for absent keys',
-    run: (ctx) => windowedFinds(ctx),
+    name: 'finds over windows of one buffer each, single- and dual-bucket, with and without scores, host and in device batches: the stored entries; absent keys zeros (host) or their rows untouched (device)',
+    run: (ctx) => windowedFinds(ctx, 8, 4),
+  },
+  {
+    name: 'device insertOrAssign batches in one call over 4 windows (copies window by window for all batches), single- and dual-bucket: every stored key holds the value of the last batch that wrote it',
+    run: (ctx) => deviceUpsertBatches(ctx),
+  },
+  {
+    name: 'finds in one window, dims 2 (one lane a key) and 8 (groups), host and device: the stored entries; absent keys zeros (host) or their rows untouched (device)',
+    run: async (ctx) => {
+      await windowedFinds(ctx, 2, 1);
+      await windowedFinds(ctx, 8, 1);
+    },
   },
   {
     name: 'lru: values split across 4 buffers (dim 8) match the model',

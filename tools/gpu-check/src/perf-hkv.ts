@@ -8,8 +8,9 @@
  * group, 0 = one invocation per key; default the cache's choice), WALL=1 (also time each rep as its
  * own submission, submit to completion), BATCH (keys per batch; default
  * as many as one binding of values holds), VALUE_BUFFER_MB (largest value buffer; default the binding
- * limit), WINDOW_MB (values one pass touches; default the cache's), PER_BATCH=1 (finds batch by
- * batch, encodeFind, instead of one encodeFindBatches).
+ * limit), WINDOW_MB (values one pass touches; default the cache's), PER_BATCH=1 (inserts and finds
+ * batch by batch, encodeInsertOrAssign and encodeFind, instead of one encodeInsertOrAssignBatches
+ * and one encodeFindBatches).
  */
 
 import { DeviceArray, requestGpu } from '@gpuhash/core';
@@ -132,10 +133,11 @@ for (const tile of tiles)
         };
         const ins = await timePasses((enc, time) => {
           cache.encodeClear(enc);
-          for (const p of parts(hits)) {
-            const v = DeviceArray.wrap(values.buffer, p.n * dim, 'f32');
-            cache.encodeInsertOrAssign(enc, { keys: p.keys, values: v, out }, time);
-          }
+          // One call for every batch (each window's copies run once for a group of them), or with
+          // PER_BATCH=1 one encodeInsertOrAssign per batch.
+          const batches = parts(hits).map((p) => ({ keys: p.keys, values: DeviceArray.wrap(values.buffer, p.n * dim, 'f32'), out }));
+          if (perBatch) for (const b of batches) cache.encodeInsertOrAssign(enc, b, time);
+          else cache.encodeInsertOrAssignBatches(enc, batches, time);
         });
         const size = await cache.size();
         const total = [...ins.values()].reduce((a, b) => a + b, 0);

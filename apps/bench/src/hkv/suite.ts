@@ -292,11 +292,13 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
             return list;
           };
           const insertAll = (encoder: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => {
-            for (const p of parts(hits)) {
-              const keys = p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n);
-              const vals = p.n * dim === values.length ? values : wrapPrefixF(values, p.n * dim);
-              cache.encodeInsertOrAssign(encoder, { keys, values: vals, out }, time ? () => time('insert') : undefined);
-            }
+            // The whole load as one call (its batches each one binding of values at most).
+            const batches = parts(hits).map((p) => ({
+              keys: p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n),
+              values: p.n * dim === values.length ? values : wrapPrefixF(values, p.n * dim),
+              out,
+            }));
+            cache.encodeInsertOrAssignBatches(encoder, batches, time ? () => time('insert') : undefined);
           };
           const insertTimes = await measure(ctx, `insertOrAssign dim ${dim} load ${load}`, o.reps, (encoder, time) => {
             cache.encodeClear(encoder);

@@ -21,7 +21,9 @@ export interface FindVariant extends ValueVariant, GroupVariant {
  * reading its share of the line (see group.ts); every lane then writes its own key's answer
  * (coalesced), and the group copies value vectors together, lanes over j, when dim >= 4.
  * `found` is one word per key (1 found, 0 not); `out_scores` two words per key; `out_vals` `dim`
- * floats per key, zeros for a miss (values in other windows of buffers: written by their copy pass).
+ * floats per found key (values in other windows of buffers: written by their copy pass). A miss
+ * leaves its row of `out_vals` as it was, as NVIDIA's find does: a dim-64 miss would otherwise
+ * write 256 bytes it never read. The host API clears its own array first.
  */
 export const findKernel = defineKernel({
   name: 'hkv.find',
@@ -80,16 +82,16 @@ ${groupEntry(v.subgroups)} {
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
       ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
-      ${v.values && !coop ? `if (!val_elsewhere(g)) { for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = select(VAL(), val_load(g, j), g != NONE); } }` : ''}
+      ${v.values && !coop ? `if (g != NONE && !val_elsewhere(g)) { for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = val_load(g, j); } }` : ''}
     }
     ${
       coop
         ? groupQueue(
             // Keys whose vector lies in another window are left to that window's copy pass.
-            'in_batch && !val_elsewhere(g)',
+            'in_batch && g != NONE && !val_elsewhere(g)',
             `let gs = cg_broadcast(g, src);
       let is = cg_broadcast(i, src);
-      for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = select(VAL(), val_load(gs, j), gs != NONE); }`,
+      for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = val_load(gs, j); }`,
           )
         : ''
     }
