@@ -10,10 +10,12 @@
  * as many as one binding of values holds), VALUE_BUFFER_MB (largest value buffer; default the binding
  * limit), WINDOW_MB (values one pass touches; default the cache's), PER_BATCH=1 (inserts and finds
  * batch by batch, encodeInsertOrAssign and encodeFind, instead of one encodeInsertOrAssignBatches
- * and one encodeFindBatches).
+ * and one encodeFindBatches), SPAN=1 (time each operation from before its first command to after
+ * its last, as the bench does, instead of pass by pass: a timestamp on every pass costs about 8 us
+ * on an H100, perf-passes).
  */
 
-import { DeviceArray, requestGpu } from '@gpuhash/core';
+import { DeviceArray, requestGpu, timestampEnds } from '@gpuhash/core';
 import { HkvCache } from '@gpuhash/hkv';
 
 const gpu = await requestGpu({ allowSoftware: true });
@@ -30,6 +32,7 @@ const tiles: (number | undefined)[] = process.env.TILES ? process.env.TILES.spli
 const wall = process.env.WALL === '1';
 const batchKeys = Number(process.env.BATCH ?? 0);
 const perBatch = process.env.PER_BATCH === '1';
+const span = process.env.SPAN === '1';
 let lastWall = 0;
 const wallNote = () => (wall ? ` (wall ${lastWall.toFixed(2)} ms)` : '');
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
@@ -42,11 +45,21 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
   const enc = gpu.device.createCommandEncoder();
   encode(enc);
   const labels: string[] = [];
-  for (let r = 0; r < reps; r++)
-    encode(enc, (l) => {
-      labels.push(`${l}#${r}`);
-      return timer.slot(l);
-    });
+  for (let r = 0; r < reps; r++) {
+    if (span) {
+      // One timestamp before the operation's first command and one after its last.
+      labels.push(`span#${r}`);
+      const { first, last } = timestampEnds(timer.slot('span'));
+      enc.beginComputePass({ timestampWrites: first }).end();
+      encode(enc);
+      enc.beginComputePass({ timestampWrites: last }).end();
+    } else {
+      encode(enc, (l) => {
+        labels.push(`${l}#${r}`);
+        return timer.slot(l);
+      });
+    }
+  }
   timer.resolve(enc);
   gpu.submit([enc.finish()]);
   timer.submitted();
