@@ -41,7 +41,7 @@ const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
 
 /** Median GPU ms per pass label over `reps` reps recorded in one submission (after one untimed rep). */
 async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => void) {
-  const timer = gpu.createTimer(2048);
+  const timer = gpu.createTimer(8192);
   const enc = gpu.device.createCommandEncoder();
   encode(enc);
   const labels: string[] = [];
