@@ -15,7 +15,7 @@
  * on an H100, perf-passes).
  */
 
-import { DeviceArray, requestGpu, timestampEnds } from '@gpuhash/core';
+import { DeviceArray, type GpuTimer, requestGpu, timestampEnds } from '@gpuhash/core';
 import { HkvCache } from '@gpuhash/hkv';
 
 const gpu = await requestGpu({ allowSoftware: true });
@@ -41,30 +41,43 @@ const stamp = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
 
 /** Median GPU ms per pass label over `reps` reps recorded in one submission (after one untimed rep). */
 async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) => GPUComputePassTimestampWrites | undefined) => void) {
-  const timer = gpu.createTimer(8192);
+  // A query set holds at most 4096 timestamps (2048 passes): a timer per rep.
+  const timers = Array.from({ length: reps }, () => gpu.createTimer(2048));
   const enc = gpu.device.createCommandEncoder();
   encode(enc);
-  const labels: string[] = [];
+  const labels: string[][] = timers.map(() => []);
   for (let r = 0; r < reps; r++) {
+    const timer = timers[r] as GpuTimer;
+    const mine = labels[r] as string[];
     if (span) {
       // One timestamp before the operation's first command and one after its last.
-      labels.push(`span#${r}`);
+      mine.push('span');
       const { first, last } = timestampEnds(timer.slot('span'));
       enc.beginComputePass({ timestampWrites: first }).end();
       encode(enc);
       enc.beginComputePass({ timestampWrites: last }).end();
     } else {
       encode(enc, (l) => {
-        labels.push(`${l}#${r}`);
+        mine.push(l);
         return timer.slot(l);
       });
     }
   }
-  timer.resolve(enc);
+  for (const timer of timers) timer.resolve(enc);
   gpu.submit([enc.finish()]);
-  timer.submitted();
-  const t = await timer.read();
-  timer.destroy();
+  for (const timer of timers) timer.submitted();
+  const per = new Map<string, number[]>();
+  for (let r = 0; r < reps; r++) {
+    const timer = timers[r] as GpuTimer;
+    const t = await timer.read();
+    timer.destroy();
+    t.passes.forEach((p, i) => {
+      const key = (labels[r] as string[])[i] as string;
+      const list = per.get(key) ?? [];
+      list[r] = (list[r] ?? 0) + p.ms;
+      per.set(key, list);
+    });
+  }
   if (wall) {
     const walls: number[] = [];
     for (let r = 0; r < reps; r++) {
@@ -77,14 +90,6 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
     }
     lastWall = median(walls);
   }
-  const per = new Map<string, number[]>();
-  t.passes.forEach((p, i) => {
-    const [key, rep] = (labels[i] as string).split('#') as [string, string];
-    const list = per.get(key) ?? [];
-    const r = Number(rep);
-    list[r] = (list[r] ?? 0) + p.ms;
-    per.set(key, list);
-  });
   return new Map([...per].map(([k, v]) => [k, median(v.filter((x) => x !== undefined))]));
 }
 
