@@ -76,9 +76,6 @@ export interface UpsertBatch {
   plan: UpsertPlan;
 }
 
-/** The most bytes of window lists that one group of a multi-batch upsert lays out at once. */
-const SHARED_LISTS_BYTES = 2 ** 31;
-
 /** Timestamp writes for each compute pass of an operation (undefined: that pass untimed). */
 export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefined;
 
@@ -132,6 +129,11 @@ function upsertInserts(plan: UpsertPlan): boolean {
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
 export class HkvEngine {
   private lists: GPUBuffer | undefined;
+  /**
+   * The most bytes of window lists one group of a multi-batch upsert lays out at once (rounded
+   * down to a power of two and to the device's maxBufferSize); a batch needing more runs alone.
+   */
+  sharedListsBytes = 2 ** 31;
 
   constructor(
     private readonly gpu: Gpu,
@@ -341,7 +343,7 @@ export class HkvEngine {
         group.flatMap((k) => counts[k] as number[]),
       ).bytes;
     // A power of two: the pool rounds sizes up to one.
-    const cap = 2 ** Math.floor(Math.log2(Math.min(SHARED_LISTS_BYTES, this.gpu.limits.maxBufferSize)));
+    const cap = 2 ** Math.floor(Math.log2(Math.min(this.sharedListsBytes, this.gpu.limits.maxBufferSize)));
     const groups: number[][] = [];
     for (let k = 0; k < batches.length; k++) {
       const last = groups.at(-1);
