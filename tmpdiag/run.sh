@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
-# A/B of Horton's insert rounds: base (indirect grids from a round-args pass) against new (fixed grids).
 B=.gpu-bundle; . tools/gpu-check/host-env.sh
-for r in 1 2; do
-  for v in base new; do
-    echo "== $v round $r" | tee -a $OUT/rounds-ab.txt
-    TRACE=1 timeout 120 $B/node $B/perf-horton-$v.mjs 27 0.5,0.9 horton 2>&1 | grep -E "trace" | cut -c1-420 | tee -a $OUT/rounds-ab.txt
-    BUILDS=4 timeout 120 $B/node $B/perf-horton-$v.mjs 27 0.9 horton 2>&1 | grep -vE "^device" | cut -c1-420 | tee -a $OUT/rounds-ab.txt
-  done
-done
-timeout 280 bash $B/run.sh --scale 4 --filter horton --require-hardware --json $OUT/horton-scale4.json 2>&1 | tail -4
+run() { echo "== $*" | tee -a $OUT/sweep.txt; env "$@" SPAN=1 GATHER=31.8 REPS=3 timeout 150 $B/node $B/perf-hkv.mjs 27 0.5,1.0,0.5 32,64 2>&1 | grep -v "arrays ready" | tee -a $OUT/sweep.txt | grep -c load; }
+run WINDOW_MB=2048
+run WINDOW_MB=4096
+run VALUE_BUFFER_MB=1024 WINDOW_MB=1024
+run WINDOW_MB=4096
+run WINDOW_MB=2048

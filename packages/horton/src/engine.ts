@@ -42,13 +42,6 @@ const HOST_CHUNK = 8;
 const HOST_ROUNDS = 128;
 /** Kernels that tally flush one global atomic per workgroup; capping the grid bounds that. */
 const TALLY_WORKGROUPS = 4096;
-/**
- * Batches of at least this many keys run their insert rounds on fixed grids of ROUND_WORKGROUPS:
- * an indirect dispatch adds Dawn's validation dispatch, and each round a pass to write the grid, so
- * a round with nothing queued cost about 22 us on an H100 (a build runs 96 rounds).
- */
-const ROUND_DIRECT_FROM = 1 << 20;
-const ROUND_WORKGROUPS = 4096;
 /** Bits of an ownership stamp below its epoch, at least (more for larger batches). */
 const MIN_PRIO_BITS = 16;
 
@@ -812,14 +805,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       const strikes = run.n < STRIKE_FREE_FROM || run.rounds >= STRIKE_FREE_ROUNDS;
       run.rounds += 1;
       this.nextEpoch(encoder, s, run.n);
-      // Large batches: fixed grids (the planning pass empties the next queue). Small ones: grids
-      // sized to the queue (a pass over a fixed grid costs software drivers by its workgroups).
-      const direct = run.n >= ROUND_DIRECT_FROM;
-      if (!direct) {
-        roundArgsKernel
-          .variant()
-          .encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
-      }
+      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
       for (const plan of [true, false]) {
         // After a bulk build the rounds rank candidates by its room bytes (insert.ts, `hinted`).
         insertRoundKernel.variant({ mode, assign: run.assign, hinted: run.hints !== undefined }).encode(this.gpu, encoder, {
@@ -836,8 +822,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
             ...(run.hints ? { hints: run.hints } : {}),
           } as never,
           params: { ...this.params(s, 0), flags: (plan ? 1 : 0) | (last ? 2 : 0) | (strikes ? 4 : 0) },
-          // A round's queue holds at most the batch: a grid for that, striding past 4096 workgroups.
-          ...(direct ? { invocations: run.n, maxWorkgroups: ROUND_WORKGROUPS } : { indirect: { buffer: run.args, offset: 0 } }),
+          indirect: { buffer: run.args, offset: 0 },
           timestampWrites: last && !plan ? timestampEnds(timestampWrites).last : undefined,
         });
       }

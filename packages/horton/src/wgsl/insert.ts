@@ -814,10 +814,8 @@ fn main() {
 });
 
 /**
- * One pass of a locked insert round over the keys queued (batch indices in `queue_in`), striding
- * over however many are queued (the grid is fixed for large batches, sized by roundArgsKernel for
- * small ones): the planning pass (params.flags bit 0) reserves buckets and writes nothing but the
- * next queue's count (zero);
+ * One pass of a locked insert round over the keys queued (batch indices in `queue_in`): the
+ * planning pass (params.flags bit 0) reserves buckets and writes nothing;
  * the executing pass inserts. Keys that do not own a bucket they need go to `queue_out` for the
  * next round; in the `last` round they are reported as contended. A key that finds no room tries
  * again in the next rounds (moves elsewhere may make some); once strikes count (flags bit 2: from
@@ -854,9 +852,6 @@ ${entry} {
   let LAST = (params.flags & 2u) != 0u;
   let STRIKES = (params.flags & 4u) != 0u;
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
-  // The planning pass empties the next round's queue, which only the executing pass fills (this
-  // round's queue_out was the last round's queue_in, whose count nothing reads any more).
-  if (PLAN && lid == 0u && grid_workgroup(wid, nwg) == 0u) { atomicStore(&queue_out[0], 0u); }
   ${gridStrideLoop('j', 'n', WORKGROUP_SIZE)} {
     let entry = queue_in[1u + j];
     let i = entry & INDEX_MASK;
