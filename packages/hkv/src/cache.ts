@@ -59,12 +59,12 @@ const OWN_OPTIONS = [
 /** Lanes per cooperative group unless the options say otherwise. */
 const DEFAULT_TILE = 8;
 /**
- * Lanes per group of the update and insert passes for values of at most SMALL_DIM floats, unless the
- * options name a tile: 4 inserted dim-1 keys 5% faster than 8 at load 1.0 (H100, 2^27 slots,
- * 1.99 against 1.89 G/s), where finds were faster with 8 (misses 11.0 against 10.2 G/s).
+ * Lanes per group of the insert pass unless the options name a tile (the update pass takes
+ * DEFAULT_TILE, as the finds). 4 inserted dim-1 keys 5% faster than 8 at load 1.0 (H100, 2^27
+ * slots, 1.99 against 1.89 G/s); at dims 32 and 64 the insert pass ran 6% faster with 4 and the
+ * update pass 14-17% slower, so the two passes take different groups.
  */
-const SMALL_DIM = 4;
-const SMALL_DIM_INSERT_TILE = 4;
+const INSERT_TILE = 4;
 /** Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes). */
 const DEFAULT_VALUE_WINDOW_BYTES = 2 * 2 ** 30;
 const NONE = 0xffffffff;
@@ -236,7 +236,7 @@ export class HkvCache {
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
     const tile = options.tile ?? DEFAULT_TILE;
     oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
-    const insertTile = options.tile ?? (options.dim <= SMALL_DIM ? SMALL_DIM_INSERT_TILE : DEFAULT_TILE);
+    const insertTile = options.tile ?? INSERT_TILE;
     const valueWindowBytes = options.valueWindowBytes ?? DEFAULT_VALUE_WINDOW_BYTES;
     positiveInteger(where, 'valueWindowBytes', valueWindowBytes);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;

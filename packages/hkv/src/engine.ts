@@ -144,7 +144,7 @@ export class HkvEngine {
     /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
     readonly maxSlices: number = Number.POSITIVE_INFINITY,
     readonly windowBytes: number = Number.POSITIVE_INFINITY,
-    /** The groups of the update and insert passes (default: `group`). */
+    /** The groups of the insert pass (default: `group`; the update pass takes `group`). */
     readonly insertGroup: GroupVariant = group,
   ) {}
 
@@ -214,7 +214,7 @@ export class HkvEngine {
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
     updateKernel
-      .variant({ ...v, ...this.insertGroup, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,

@@ -66,8 +66,8 @@ export interface HkvOptions {
   subgroups?: boolean;
   /**
    * Lanes per group with subgroups: 1, 2, 4, 8, 16 or 32 (default 8: each lane reads 16 bytes of the
-   * 128-byte digest line; 4 for the insert passes of values of up to 4 floats, where that was
-   * faster), capped at the device's smallest subgroup. Given, it applies to every pass.
+   * 128-byte digest line; 4 for the insert pass, where that was faster), capped at the device's
+   * smallest subgroup. Given, it applies to every pass.
    */
   tile?: number;
 }
