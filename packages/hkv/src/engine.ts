@@ -1,4 +1,4 @@
-import { type Binding, BufferUsage, type Gpu, STORAGE_USAGE } from '@gpuhash/core';
+import { type Binding, BufferUsage, type Gpu, InternalError, STORAGE_USAGE } from '@gpuhash/core';
 import type { HkvStorage } from './storage';
 import type { ScorePolicy } from './types';
 import { POLICY_CODES, type ValueVariant, valueWords } from './wgsl/common';
@@ -329,7 +329,7 @@ export class HkvEngine {
    * passes'), and nothing in between reads values (no eviction records).
    */
   encodeUpserts(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly UpsertBatch[], time?: PassTimer): void {
-    if (batches.some((b) => b.plan.evict)) throw new Error('HkvEngine.encodeUpserts: eviction records need their copies at once');
+    if (batches.some((b) => b.plan.evict)) throw new InternalError('HkvEngine.encodeUpserts: eviction records need their copies at once');
     if (this.windows(storage).length === 1) {
       for (const b of batches) this.encodeUpsert(encoder, storage, b.staged, b.out, undefined, b.plan, time);
       return;
