@@ -337,11 +337,12 @@ export class HkvEngine {
     // Each batch lists its keys once per partition: the update's (with values) and each insert pass's.
     const partitions = (b: UpsertBatch) => (upsertWritesValues(b.plan) ? 1 : 0) + (upsertInserts(b.plan) ? b.plan.insertPasses : 0);
     const counts = batches.map((b) => Array<number>(partitions(b)).fill(b.staged.n));
-    const listBytes = (group: readonly number[]) =>
+    const layout = (group: readonly number[]) =>
       this.layoutRegions(
         storage,
         group.flatMap((k) => counts[k] as number[]),
-      ).bytes;
+      );
+    const listBytes = (group: readonly number[]) => layout(group).bytes;
     // A power of two: the pool rounds sizes up to one.
     const cap = 2 ** Math.floor(Math.log2(Math.min(this.sharedListsBytes, this.gpu.limits.maxBufferSize)));
     const groups: number[][] = [];
@@ -355,16 +356,9 @@ export class HkvEngine {
     const buffer = most > 0 ? this.gpu.pool.acquire(most, STORAGE_USAGE, 'hkv.window.shared-lists') : undefined;
     // Groups run one after the other on the queue, so each reuses the buffer.
     for (const group of groups) {
+      const { regions, bytes } = layout(group);
       const shared: SharedCopies | undefined =
-        buffer && listBytes(group) <= cap
-          ? {
-              regions: this.layoutRegions(
-                storage,
-                group.flatMap((k) => counts[k] as number[]),
-              ).regions.map((r) => r && { buffer, ...r }),
-              copies: [],
-            }
-          : undefined;
+        buffer && bytes <= cap ? { regions: regions.map((r) => r && { buffer, ...r }), copies: [] } : undefined;
       for (const k of group) {
         const b = batches[k] as UpsertBatch;
         this.encodeUpsert(encoder, storage, b.staged, b.out, undefined, b.plan, time, shared);
