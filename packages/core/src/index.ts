@@ -49,7 +49,7 @@ export type { CompactedArrays, CompactTargets, ScanOptions } from './scan';
 export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exclusiveScan } from './scan';
 export { SWIFTSHADER_ICD_PATHS } from './software-driver';
 export type { PassTime, TimingResult } from './timing';
-export { GpuTimer, timestampEnds } from './timing';
+export { encodeTimedSpan, GpuTimer, timestampEnds } from './timing';
 export type { ParamField, ParamSlot, ParamsLayout, ParamType, ParamValues, UniformLayout } from './uniform-params';
 export { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
 export type { Variant, VariantValue } from './variant-key';

@@ -1,6 +1,6 @@
 import { createRng, expectSameArrays, testGpu } from '@gpuhash/testing';
 import { describe, expect, it } from 'vitest';
-import { dispatchGrid, timestampEnds } from '../src';
+import { dispatchGrid, encodeTimedSpan, timestampEnds } from '../src';
 
 describe('requestGpu', () => {
   it('returns a usable device with its limits and features described', async () => {
@@ -91,5 +91,43 @@ describe('timestampEnds', () => {
       expect(last).toEqual({ querySet, beginningOfPassWriteIndex: undefined, endOfPassWriteIndex: end });
     }
     expect(timestampEnds(undefined)).toEqual({});
+  });
+});
+
+describe('encodeTimedSpan', () => {
+  /** An encoder that records each compute pass's timestampWrites, in order. */
+  function recordingEncoder() {
+    const passes: (GPUComputePassTimestampWrites | undefined)[] = [];
+    const encoder = {
+      beginComputePass: (d?: GPUComputePassDescriptor) => {
+        passes.push(d?.timestampWrites);
+        return { end: () => {} };
+      },
+    } as unknown as GPUCommandEncoder;
+    return { encoder, passes };
+  }
+
+  it("brackets the body's passes with a pass writing the beginning timestamp and one writing the end", () => {
+    const rng = createRng(31);
+    const querySet = {} as GPUQuerySet;
+    for (let t = 0; t < 50; t++) {
+      const begin = rng.below(4096);
+      const end = rng.below(4096);
+      const bodyPasses = rng.below(5);
+      const { encoder, passes } = recordingEncoder();
+      encodeTimedSpan(encoder, { querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: end }, () => {
+        for (let p = 0; p < bodyPasses; p++) encoder.beginComputePass().end();
+      });
+      expect(passes.length).toBe(bodyPasses + 2);
+      expect(passes[0]).toEqual({ querySet, beginningOfPassWriteIndex: begin, endOfPassWriteIndex: undefined });
+      expect(passes.slice(1, -1)).toEqual(Array(bodyPasses).fill(undefined));
+      expect(passes.at(-1)).toEqual({ querySet, beginningOfPassWriteIndex: undefined, endOfPassWriteIndex: end });
+
+      const plain = recordingEncoder();
+      encodeTimedSpan(plain.encoder, undefined, () => {
+        for (let p = 0; p < bodyPasses; p++) plain.encoder.beginComputePass().end();
+      });
+      expect(plain.passes).toEqual(Array(bodyPasses).fill(undefined));
+    }
   });
 });

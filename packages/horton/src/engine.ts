@@ -4,6 +4,7 @@ import {
   type DictionaryEngine,
   type EncodeInsertOptions,
   encodeExclusiveScan,
+  encodeTimedSpan,
   FailureList,
   type FailureReport,
   type Gpu,
@@ -697,16 +698,12 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     // E.g. work that brings the GPU's clock back up after the idle gap before the cut.
     prelude?.(encoder);
     this.failures.encodeReset(encoder, n);
-    // Empty passes around the cut carry its GPU timestamps.
-    if (slot)
-      encoder
-        .beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } })
-        .end();
-    const run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
-    if (spill) this.encodeSpillPasses(encoder, run);
-    if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
-    if (slot)
-      encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
+    let run: InsertRun | undefined;
+    encodeTimedSpan(encoder, slot, () => {
+      run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
+      if (spill) this.encodeSpillPasses(encoder, run);
+      if (rounds > 0) this.encodeRounds(encoder, run, rounds, true);
+    });
     timer.resolve(encoder);
     await this.gpu.finish();
     const t0 = performance.now();
@@ -716,7 +713,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const ms = performance.now() - t0;
     const gpuMs = (await timer.read()).passes[0]?.ms ?? Number.NaN;
     timer.destroy();
-    const queued = new Uint32Array(await this.gpu.readBytes(run.queues[0], 0, 4))[0] as number;
+    const queued = new Uint32Array(await this.gpu.readBytes((run as InsertRun).queues[0], 0, 4))[0] as number;
     await this.refresh();
     return { ms, gpuMs, queued };
   }
@@ -742,16 +739,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const encoder = this.gpu.device.createCommandEncoder();
     prelude?.(encoder);
     this.failures.encodeReset(encoder, n);
-    const mark = (label: string, stage: () => void): void => {
-      const slot = timer.slot(label);
-      if (slot)
-        encoder
-          .beginComputePass({ timestampWrites: { querySet: slot.querySet, beginningOfPassWriteIndex: slot.beginningOfPassWriteIndex } })
-          .end();
-      stage();
-      if (slot)
-        encoder.beginComputePass({ timestampWrites: { querySet: slot.querySet, endOfPassWriteIndex: slot.endOfPassWriteIndex } }).end();
-    };
+    const mark = (label: string, stage: () => void): void => encodeTimedSpan(encoder, timer.slot(label), stage);
     let run: InsertRun | undefined;
     mark('first', () => {
       run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);

@@ -15,7 +15,7 @@
  * on an H100, perf-passes).
  */
 
-import { DeviceArray, type GpuTimer, requestGpu, timestampEnds } from '@gpuhash/core';
+import { DeviceArray, encodeTimedSpan, type GpuTimer, requestGpu } from '@gpuhash/core';
 import { HkvCache } from '@gpuhash/hkv';
 
 const gpu = await requestGpu({ allowSoftware: true });
@@ -52,10 +52,7 @@ async function timePasses(encode: (enc: GPUCommandEncoder, time?: (l: string) =>
     if (span) {
       // One timestamp before the operation's first command and one after its last.
       mine.push('span');
-      const { first, last } = timestampEnds(timer.slot('span'));
-      enc.beginComputePass({ timestampWrites: first }).end();
-      encode(enc);
-      enc.beginComputePass({ timestampWrites: last }).end();
+      encodeTimedSpan(enc, timer.slot('span'), () => encode(enc));
     } else {
       encode(enc, (l) => {
         mine.push(l);

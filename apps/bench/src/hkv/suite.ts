@@ -1,4 +1,4 @@
-import { DeviceArray, type Gpu, type Kernel, LimitExceededError, requestGpu, timestampEnds } from '@gpuhash/core';
+import { DeviceArray, encodeTimedSpan, type Gpu, type Kernel, LimitExceededError, requestGpu } from '@gpuhash/core';
 import { HkvCache, type ScorePolicy } from '@gpuhash/hkv';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { describeDevice } from '../device';
@@ -228,19 +228,6 @@ const MAX_WARMUP_REPS = 64;
  * from one probe rep's GPU time (timestamps, not the wall clock): about `ctx.warmupMs` of GPU work,
  * at most MAX_WARMUP_REPS reps. Logs the probe, the warm-up and the wall time of each phase.
  */
-/**
- * Times everything `body` encodes as one span, from a timestamp before its first command to one
- * after its last, as the tables' multi-pass operations are timed (core's timestampEnds). Timestamps
- * on every pass would cost the GPU about 8 us each on an H100 (perf-passes) and leave out what runs
- * between the passes (barriers, buffer clears).
- */
-function timedSpan(encoder: GPUCommandEncoder, writes: GPUComputePassTimestampWrites | undefined, body: () => void): void {
-  const { first, last } = timestampEnds(writes);
-  if (first) encoder.beginComputePass({ timestampWrites: first }).end();
-  body();
-  if (last) encoder.beginComputePass({ timestampWrites: last }).end();
-}
-
 async function measure(ctx: Ctx, label: string, reps: number, encodeRep: EncodeRep): Promise<Map<string, number[]>> {
   const t0 = performance.now();
   let warmup = 1;
@@ -311,7 +298,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
               values: p.n * dim === values.length ? values : wrapPrefixF(values, p.n * dim),
               out,
             }));
-            timedSpan(encoder, time?.('insert'), () => cache.encodeInsertOrAssignBatches(encoder, batches));
+            encodeTimedSpan(encoder, time?.('insert'), () => cache.encodeInsertOrAssignBatches(encoder, batches));
           };
           const insertTimes = await measure(ctx, `insertOrAssign dim ${dim} load ${load}`, o.reps, (encoder, time) => {
             cache.encodeClear(encoder);
@@ -334,7 +321,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
                 found,
                 values: outValues,
               }));
-              timedSpan(encoder, time('find'), () => cache.encodeFindBatches(encoder, batches));
+              encodeTimedSpan(encoder, time('find'), () => cache.encodeFindBatches(encoder, batches));
             });
             // Check the last chunk's answers: misses are never found; hits are found as often as the cache kept keys.
             const t0 = performance.now();
