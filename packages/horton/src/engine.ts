@@ -65,6 +65,9 @@ const PLAN_FROM_LOAD = 0.8;
 
 /** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets, primary keys pushed out). */
 /** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
+/** Encodes `body` as one named stage of a profile (timed as a span), or just encodes it. */
+type StageMarker = (label: string, body: () => void) => void;
+
 interface InsertRun {
   s: Store;
   keys: GPUBuffer;
@@ -488,9 +491,10 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     n: number,
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
+    stage?: StageMarker,
   ): InsertRun {
     return this.useBulk(s, n)
-      ? this.encodeBulkBuild(encoder, s, keys, values, n, assign, timestampWrites)
+      ? this.encodeBulkBuild(encoder, s, keys, values, n, assign, timestampWrites, stage)
       : this.encodeFastPass(encoder, s, keys, values, n, assign, timestampWrites);
   }
 
@@ -528,6 +532,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     n: number,
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
+    stage: StageMarker = (_, body) => body(),
   ): InsertRun {
     const q = this.queues(n);
     const { regions, bucketCounts, counts, cursors, records, hints } = this.bulkScratch(s, n);
@@ -539,36 +544,44 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const plan = this.size + n > PLAN_FROM_LOAD * s.bucketCount * SLOTS;
     const { first } = timestampEnds(timestampWrites);
     if (plan) encoder.clearBuffer(bucketCounts, 0, 4 * words);
-    bulkCountKernel.variant({ perBucket: plan }).encode(this.gpu, encoder, {
-      buffers: { keys, counts, ...(plan ? { bucket_counts: bucketCounts } : {}) } as never,
-      params,
-      invocations: n,
-      maxWorkgroups: 65_535,
-      timestampWrites: first,
-    });
+    stage('bulk.count', () =>
+      bulkCountKernel.variant({ perBucket: plan }).encode(this.gpu, encoder, {
+        buffers: { keys, counts, ...(plan ? { bucket_counts: bucketCounts } : {}) } as never,
+        params,
+        invocations: n,
+        maxWorkgroups: 65_535,
+        timestampWrites: first,
+      }),
+    );
     if (plan) {
       // The room bytes live in the hints buffer until the build writes the hints over them.
-      bulkRoomKernel.variant().encode(this.gpu, encoder, {
-        buffers: { bucket_words: s.buckets, bucket_counts: bucketCounts, room: hints },
-        params: this.params(s, words),
-        invocations: words,
-        maxWorkgroups: 65_535,
-      });
+      stage('bulk.room', () =>
+        bulkRoomKernel.variant().encode(this.gpu, encoder, {
+          buffers: { bucket_words: s.buckets, bucket_counts: bucketCounts, room: hints },
+          params: this.params(s, words),
+          invocations: words,
+          maxWorkgroups: 65_535,
+        }),
+      );
     }
-    encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions);
-    bulkScatterKernel.variant({ plan }).encode(this.gpu, encoder, {
-      buffers: { keys, values, cursors, records, failed: this.failures.buffer, ...(plan ? { room: hints } : {}) } as never,
-      params,
-      invocations: n,
-      maxWorkgroups: 65_535,
-    });
-    bulkBuildKernel.variant({ assign }).encode(this.gpu, encoder, {
-      buffers: { slots: s.buckets, records, ends: cursors, queue_out: q.a, counters: s.counters, hints },
-      params: this.params(s, regions),
-      // One workgroup per region.
-      invocations: regions * WORKGROUP_SIZE,
-      maxWorkgroups: 65_535,
-    });
+    stage('bulk.scan', () => encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions));
+    stage('bulk.scatter', () =>
+      bulkScatterKernel.variant({ plan }).encode(this.gpu, encoder, {
+        buffers: { keys, values, cursors, records, failed: this.failures.buffer, ...(plan ? { room: hints } : {}) } as never,
+        params,
+        invocations: n,
+        maxWorkgroups: 65_535,
+      }),
+    );
+    stage('bulk.build', () =>
+      bulkBuildKernel.variant({ assign }).encode(this.gpu, encoder, {
+        buffers: { slots: s.buckets, records, ends: cursors, queue_out: q.a, counters: s.counters, hints },
+        params: this.params(s, regions),
+        // One workgroup per region.
+        invocations: regions * WORKGROUP_SIZE,
+        maxWorkgroups: 65_535,
+      }),
+    );
     return { s, keys, values, n, assign, queues: [q.a, q.b], args: q.args, rounds: 0, hints };
   }
 
@@ -729,7 +742,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     n: number,
     prelude?: (encoder: GPUCommandEncoder) => void,
   ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }>; samples: Uint32Array[] }> {
-    const timer = this.gpu.createTimer(INSERT_ROUNDS + 2);
+    // The first pass, its bulk-build parts, the spill passes and every round.
+    const timer = this.gpu.createTimer(INSERT_ROUNDS + 8);
     // The first SAMPLE entries of the queue before each of the first SAMPLED rounds (batch
     // indices, strikes in the top two bits).
     const SAMPLE = 65536;
@@ -742,7 +756,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     const mark = (label: string, stage: () => void): void => encodeTimedSpan(encoder, timer.slot(label), stage);
     let run: InsertRun | undefined;
     mark('first', () => {
-      run = this.encodeFirstPass(encoder, this.store, keys, values, n, false);
+      // A bulk build's passes are timed one by one inside the first stage.
+      run = this.encodeFirstPass(encoder, this.store, keys, values, n, false, undefined, mark);
     });
     const r = run as InsertRun;
     encoder.copyBufferToBuffer(r.queues[0], 0, queued, 0, 4);
@@ -767,8 +782,10 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       all.slice(SAMPLE * k, SAMPLE * k + Math.min(SAMPLE, q[k + 1] as number)).map((e) => e & 0x3fffffff),
     );
     await this.refresh();
-    // Stage k's queued count is the queue it starts from (the first pass: the batch).
-    const stages = passes.map((p, k) => ({ stage: p.label, gpuMs: p.ms, queued: k === 0 ? n : (q[k - 1] as number) }));
+    // A stage's queued count is the queue it starts from (the first pass and its parts: the batch).
+    const queuedBefore = (label: string): number =>
+      label === 'spill' ? (q[0] as number) : label.startsWith('round ') ? (q[Number(label.slice(6))] as number) : n;
+    const stages = passes.map((p) => ({ stage: p.label, gpuMs: p.ms, queued: queuedBefore(p.label) }));
     return { stages, samples };
   }
 
