@@ -36,9 +36,13 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  *      placed (or spilled) before any secondary key, so a secondary key never takes a slot a
  *      primary key of the batch wants. What is left goes to the locked rounds.
  */
-export const REGION_BUCKETS = 32;
+export const REGION_BUCKETS = 64;
 const REGION_SLOTS = REGION_BUCKETS * SLOTS;
-if (REGION_SLOTS !== WORKGROUP_SIZE) throw new Error('bulk.ts loads one slot of a region per invocation');
+/** Records each lane of the build holds at once: a region's records at load 0.9 in one chunk. */
+const RECORDS_PER_LANE = 2;
+// The build loads and writes back a region's slots a few per invocation, and runs one invocation per bucket.
+if (REGION_SLOTS % WORKGROUP_SIZE !== 0 || REGION_BUCKETS > WORKGROUP_SIZE)
+  throw new Error('bulk.ts: a region is whole slots per invocation, and at most one bucket per invocation');
 
 /** Bytes per record of the scatter (key, value, batch index, padding). */
 export const BULK_RECORD_BYTES = 16;
@@ -210,6 +214,8 @@ export const bulkBuildKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 const RB: u32 = ${REGION_BUCKETS}u;
+const RECORDS_PER_LANE: u32 = ${RECORDS_PER_LANE}u;
+const CHUNK: u32 = ${RECORDS_PER_LANE * WORKGROUP_SIZE}u;
 const CLASSES: u32 = 4u;
 const INSERTED: u32 = 0u;
 const EXISTED: u32 = 1u;
@@ -316,11 +322,11 @@ ${entryPoint(WORKGROUP_SIZE)} {
     if (r > 0u) { begin = ends[r - 1u]; }
     let end = ends[r];
     let b0 = r * RB;
-    let g = 8u * b0 + lid;
-    let inside = b0 + lid / 8u < buckets;
-    var k = EMPTY;
-    if (inside) { k = slots[g].x; }
-    atomicStore(&region_keys[lid], k);
+    for (var li = lid; li < ${REGION_SLOTS}u; li += ${WORKGROUP_SIZE}u) {
+      var k = EMPTY;
+      if (b0 + li / 8u < buckets) { k = slots[8u * b0 + li].x; }
+      atomicStore(&region_keys[li], k);
+    }
     workgroupBarrier();
     if (lid < RB) {
       var free = 0u;
@@ -332,28 +338,38 @@ ${entryPoint(WORKGROUP_SIZE)} {
     }
     for (var j = lid; j < RB * ENTRIES; j += ${WORKGROUP_SIZE}u) { atomicStore(&tag_keys[j], 0u); }
     workgroupBarrier();
-    let rounds = (end - begin + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u;
-    for (var round = 0u; round < rounds; round++) {
-      let p = begin + round * ${WORKGROUP_SIZE}u + lid;
-      var rec = vec4<u32>(0u, 0u, 0u, CLASSES);
-      if (p < end) {
-        rec = records[p];
-        let lb = primary_of(rec.x) - b0;
-        // Class 0: a tag an earlier key of the bucket has; else 1 + the scatter's class.
-        if (atomicAdd(&tag_keys[lb * ENTRIES + tag_of(rec.x)], 1u) == 0u) { rec.w += 1u; } else { rec.w = 0u; }
+    // The region's records in chunks of RECORDS_PER_LANE a lane, so that the claim classes order
+    // a whole chunk (at load 0.9 a region's records fit in one).
+    let chunks = (end - begin + CHUNK - 1u) / CHUNK;
+    for (var chunk = 0u; chunk < chunks; chunk++) {
+      var recs: array<vec4<u32>, RECORDS_PER_LANE>;
+      for (var k = 0u; k < RECORDS_PER_LANE; k++) {
+        let p = begin + chunk * CHUNK + k * ${WORKGROUP_SIZE}u + lid;
+        var rec = vec4<u32>(0u, 0u, 0u, CLASSES);
+        if (p < end) {
+          rec = records[p];
+          let lb = primary_of(rec.x) - b0;
+          // Class 0: a tag an earlier key of the bucket has; else 1 + the scatter's class.
+          if (atomicAdd(&tag_keys[lb * ENTRIES + tag_of(rec.x)], 1u) == 0u) { rec.w += 1u; } else { rec.w = 0u; }
+        }
+        recs[k] = rec;
       }
-      var spilled = false;
+      // Initialized here: without an initializer it was not zeroed again each chunk (Dawn on SwiftShader and on an H100).
+      var spilled = array<bool, RECORDS_PER_LANE>();
       // Claims by class, a barrier between classes: the keys that overflow a bucket, which become
       // its secondary keys, are the ones whose secondary buckets have the most room.
       for (var cls = 0u; cls < CLASSES; cls++) {
-        if (rec.w == cls) {
-          let placed = bulk_place(rec.x, rec.y, rec.z, b0);
-          if (placed == INSERTED) { count(T_ADDED, 1u); }
-          spilled = placed == SPILLED;
+        for (var k = 0u; k < RECORDS_PER_LANE; k++) {
+          let rec = recs[k];
+          if (rec.w == cls) {
+            let placed = bulk_place(rec.x, rec.y, rec.z, b0);
+            if (placed == INSERTED) { count(T_ADDED, 1u); }
+            spilled[k] = placed == SPILLED;
+          }
         }
         workgroupBarrier();
       }
-      append_queue_out(spilled, rec.z, lid);
+      for (var k = 0u; k < RECORDS_PER_LANE; k++) { append_queue_out(spilled[k], recs[k].z, lid); }
     }
     workgroupBarrier();
     // The conversion (the paper's: only when no secondary key can move out; here, none is held):
@@ -371,9 +387,11 @@ ${entryPoint(WORKGROUP_SIZE)} {
     }
     append_queue_out(evict, evicted, lid);
     workgroupBarrier();
-    let now = atomicLoad(&region_keys[lid]);
-    if (inside && now != EMPTY && (was_free[lid / 8u] & (1u << (lid % 8u))) != 0u) {
-      slots[g] = vec2<u32>(now, region_values[lid]);
+    for (var li = lid; li < ${REGION_SLOTS}u; li += ${WORKGROUP_SIZE}u) {
+      let now = atomicLoad(&region_keys[li]);
+      if (b0 + li / 8u < buckets && now != EMPTY && (was_free[li / 8u] & (1u << (li % 8u))) != 0u) {
+        slots[8u * b0 + li] = vec2<u32>(now, region_values[li]);
+      }
     }
     // Room hints, four buckets a word.
     if (lid < RB / 4u && b0 + 4u * lid < buckets) {
