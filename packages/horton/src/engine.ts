@@ -554,10 +554,10 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       }),
     );
     if (plan) {
-      // The room bytes live in the hints buffer until the build writes the hints over them.
+      // The room bytes are written over the count bytes; the build reads them and writes the hints.
       stage('bulk.room', () =>
         bulkRoomKernel.variant().encode(this.gpu, encoder, {
-          buffers: { bucket_words: s.buckets, bucket_counts: bucketCounts, room: hints },
+          buffers: { bucket_words: s.buckets, room: bucketCounts },
           params: this.params(s, words),
           invocations: words,
           maxWorkgroups: 65_535,
@@ -566,16 +566,24 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     }
     stage('bulk.scan', () => encodeExclusiveScan(this.gpu, encoder, counts, cursors, regions));
     stage('bulk.scatter', () =>
-      bulkScatterKernel.variant({ plan }).encode(this.gpu, encoder, {
-        buffers: { keys, values, cursors, records, failed: this.failures.buffer, ...(plan ? { room: hints } : {}) } as never,
+      bulkScatterKernel.variant().encode(this.gpu, encoder, {
+        buffers: { keys, values, cursors, records, failed: this.failures.buffer },
         params,
         invocations: n,
         maxWorkgroups: 65_535,
       }),
     );
     stage('bulk.build', () =>
-      bulkBuildKernel.variant({ assign }).encode(this.gpu, encoder, {
-        buffers: { slots: s.buckets, records, ends: cursors, queue_out: q.a, counters: s.counters, hints },
+      bulkBuildKernel.variant({ assign, plan }).encode(this.gpu, encoder, {
+        buffers: {
+          slots: s.buckets,
+          records,
+          ends: cursors,
+          queue_out: q.a,
+          counters: s.counters,
+          hints,
+          ...(plan ? { room: bucketCounts } : {}),
+        } as never,
         params: this.params(s, regions),
         // One workgroup per region.
         invocations: regions * WORKGROUP_SIZE,

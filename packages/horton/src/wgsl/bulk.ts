@@ -13,17 +13,17 @@ import { hortonParams, WORKGROUP_SIZE } from './params';
  * region (a run of REGION_BUCKETS buckets, by the key's primary bucket):
  *   1. count: keys per region; with the plan (batches that take the table past load 0.8), per
  *      primary bucket too (a byte each), and then
- *   2. room: per bucket, its free slots less the keys the batch brings it (a byte each, kept in
- *      the hints buffer until step 5 writes the hints);
+ *   2. room: per bucket, its free slots less the keys the batch brings it (a byte each, written
+ *      over step 1's bytes);
  *   3. scan the region counts into offsets (device-wide exclusive scan);
- *   4. scatter: (key, value, batch index, claim class) records grouped by region; reserved keys
- *      are reported. With the plan, a key of a bucket its batch overfills gets class 0, 1 or 2 by
- *      how many of its tag's secondary buckets have room (none, one or two, more), else 2;
+ *   4. scatter: (key, value, batch index) records grouped by region; reserved keys are reported;
  *   5. build: one workgroup per region loads its slots' keys into workgroup memory; each key looks
  *      for itself in its primary bucket (and, in a bucket that was Type B before the batch, in its
  *      remap bucket) and claims the first free slot by compare-exchange there: two copies of one
  *      key meet at one slot, as in the fast pass. Keys claim class by class, a barrier between:
- *      first keys whose tag an earlier key of the bucket has, then by the scatter's class. So the
+ *      first keys whose tag an earlier key of the bucket has; then, with the plan, the first key of
+ *      each tag of a bucket its batch overfills by how many of the tag's secondary buckets have
+ *      room (none, one or two, more: step 2's bytes), then the rest. So the
  *      keys a bucket overflows with, which find all 8 slots taken and spill, have distinct tags and
  *      secondary buckets with room. Then per bucket, the paper's conversion: a bucket that
  *      overflowed and whose slot 7 this build filled turns Type B (unless it holds a secondary
@@ -86,9 +86,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
 
 /**
  * Step 2, per word of 4 buckets: each one's room (its free slots less the keys the batch brings it,
- * clamped to -128..127 and stored plus 128 in a byte of \`room\`). Bindings: params (n = words,
- * mask = buckets - 1), bucket_words (the buckets as 16-byte words, read), bucket_counts (step 1's
- * bytes), room (out).
+ * clamped to -128..127 and stored plus 128), written over step 1's count bytes. Bindings: params
+ * (n = words, mask = buckets - 1), bucket_words (the buckets as 16-byte words, read), room (step
+ * 1's bytes in, the room bytes out).
  */
 export const bulkRoomKernel = defineKernel({
   name: 'horton.bulk.room',
@@ -97,7 +97,6 @@ export const bulkRoomKernel = defineKernel({
   bindings: {
     params: uniform(),
     bucket_words: storage('read', 'vec4<u32>'),
-    bucket_counts: storage('read', 'u32'),
     room: storage('read_write', 'u32'),
   },
   source: (decls) =>
@@ -106,7 +105,7 @@ export const bulkRoomKernel = defineKernel({
 ${decls}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('w', 'params.n', WORKGROUP_SIZE)} {
-    let counts = bucket_counts[w];
+    let counts = room[w];
     var packed = 0u;
     for (var j = 0u; j < 4u; j++) {
       let b = 4u * w + j;
@@ -129,9 +128,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
 });
 
 /**
- * The plan's claim class of a key (see the build): in a bucket its batch overfills, 0 when no
- * secondary bucket of its tag has room left by the batch's primary keys, 1 when one or two have,
- * else 2; 2 in the other buckets. Reads step 2's room bytes.
+ * The plan's claim class of the first key of a tag in its bucket (see the build): in a bucket its
+ * batch overfills, 0 when no secondary bucket of its tag has room left by the batch's primary keys,
+ * 1 when one or two have, else 2; 2 in the other buckets. Reads step 2's room bytes (16 MB at 2^27
+ * slots, which the L2 cache holds).
  */
 const claimClassCode = /* wgsl */ `
 fn room_byte(b: u32) -> i32 { return i32((room[b / 4u] >> (8u * (b % 4u))) & 0xffu) - 128; }
@@ -150,28 +150,25 @@ fn claim_class(key: u32) -> u32 {
 
 /**
  * Step 4. Bindings: params (n = batch), keys, values, cursors (the scanned counts; each ends as its
- * region's end offset), records (out: key, value, batch index, claim class), failed (reserved keys
- * are reported here, as the fast pass does), room (step 2's).
+ * region's end offset), records (out: key, value, batch index), failed (reserved keys are reported
+ * here, as the fast pass does).
  */
 export const bulkScatterKernel = defineKernel({
   name: 'horton.bulk.scatter',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { plan: false },
   params: hortonParams,
-  bindings: (v: { plan: boolean }) => ({
+  bindings: {
     params: uniform(),
     keys: storage('read', 'u32'),
     values: storage('read', 'u32'),
     cursors: storage('read_write', 'atomic<u32>'),
     records: storage('read_write', 'vec4<u32>'),
     failed: storage('read_write', 'atomic<u32>'),
-    ...(v.plan ? { room: storage('read', 'u32') } : {}),
-  }),
-  source: (decls, { plan }) =>
+  },
+  source: (decls) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-${plan ? claimClassCode : ''}
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let key = keys[i];
@@ -180,7 +177,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
       continue;
     }
     let at = atomicAdd(&cursors[${region}], 1u);
-    records[at] = vec4<u32>(key, values[i], i, ${plan ? 'claim_class(key)' : '2u'});
+    records[at] = vec4<u32>(key, values[i], i, 0u);
   }
 }`,
       { modules: [gridModule, hortonHashModule, failureListModule] },
@@ -198,9 +195,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
 export const bulkBuildKernel = defineKernel({
   name: 'horton.bulk.build',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false },
+  variant: { assign: false, plan: false },
   params: hortonParams,
-  bindings: {
+  bindings: (v: { plan: boolean }) => ({
     params: uniform(),
     slots: storage('read_write', 'vec2<u32>'),
     records: storage('read', 'vec4<u32>'),
@@ -208,11 +205,13 @@ export const bulkBuildKernel = defineKernel({
     queue_out: storage('read_write', 'atomic<u32>'),
     counters: storage('read_write', 'atomic<u32>'),
     hints: storage('read_write', 'u32'),
-  },
+    ...(v.plan ? { room: storage('read', 'u32') } : {}),
+  }),
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
+${v.plan ? claimClassCode : ''}
 const RB: u32 = ${REGION_BUCKETS}u;
 const RECORDS_PER_LANE: u32 = ${RECORDS_PER_LANE}u;
 const CHUNK: u32 = ${RECORDS_PER_LANE * WORKGROUP_SIZE}u;
@@ -349,8 +348,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
         if (p < end) {
           rec = records[p];
           let lb = primary_of(rec.x) - b0;
-          // Class 0: a tag an earlier key of the bucket has; else 1 + the scatter's class.
-          if (atomicAdd(&tag_keys[lb * ENTRIES + tag_of(rec.x)], 1u) == 0u) { rec.w += 1u; } else { rec.w = 0u; }
+          // Class 0: a tag an earlier key of the bucket has; else 1 + the plan's class (keys of one
+          // tag share their secondary buckets, so the first key's class stands for them all).
+          rec.w = 0u;
+          if (atomicAdd(&tag_keys[lb * ENTRIES + tag_of(rec.x)], 1u) == 0u) { rec.w = 1u + ${v.plan ? 'claim_class(rec.x)' : '2u'}; }
         }
         recs[k] = rec;
       }
