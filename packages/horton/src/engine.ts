@@ -65,6 +65,8 @@ const PLAN_FROM_LOAD = 0.8;
 
 /** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets, primary keys pushed out). */
 /** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
+const SPILL_MAX_WORKGROUPS = 65535;
+
 /** Encodes `body` as one named stage of a profile (timed as a span), or just encodes it. */
 type StageMarker = (label: string, body: () => void) => void;
 
@@ -629,7 +631,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   }
 
   /** The lock-free passes over the keys the fast pass left (see spill.ts), then fresh stamps for the rounds. */
-  private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun): void {
+  private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun, stage: StageMarker = (_, body) => body()): void {
     const { s, keys, values } = run;
     const horton = this.settings.mode === 'horton';
     const hinted = run.hints !== undefined;
@@ -640,20 +642,24 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
       : [bchtSecondKernel.variant({ assign: run.assign })];
     for (const [p, kernel] of passes.entries()) {
       const [qin, qout] = run.queues;
-      roundArgsKernel.variant().encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
-      kernel.encode(this.gpu, encoder, {
-        buffers: {
-          buckets: s.buckets,
-          keys,
-          values,
-          queue_in: qin,
-          queue_out: qout,
-          counters: s.counters,
-          ...(horton && !hinted && p === 0 ? { spill: s.locks } : {}),
-          ...(hinted ? { hints: run.hints } : {}),
-        } as never,
-        params: this.params(s, 0),
-        indirect: { buffer: run.args, offset: 0 },
+      stage(`spill.${p + 1}`, () => {
+        roundArgsKernel
+          .variant({ maxWorkgroups: SPILL_MAX_WORKGROUPS })
+          .encode(this.gpu, encoder, { buffers: { queue_in: qin, queue_out: qout, args: run.args }, invocations: 1 });
+        kernel.encode(this.gpu, encoder, {
+          buffers: {
+            buckets: s.buckets,
+            keys,
+            values,
+            queue_in: qin,
+            queue_out: qout,
+            counters: s.counters,
+            ...(horton && !hinted && p === 0 ? { spill: s.locks } : {}),
+            ...(hinted ? { hints: run.hints } : {}),
+          } as never,
+          params: this.params(s, 0),
+          indirect: { buffer: run.args, offset: 0 },
+        });
       });
       run.queues = [qout, qin];
     }
@@ -750,8 +756,8 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     n: number,
     prelude?: (encoder: GPUCommandEncoder) => void,
   ): Promise<{ stages: Array<{ stage: string; gpuMs: number; queued: number }>; samples: Uint32Array[] }> {
-    // The first pass, its bulk-build parts, the spill passes and every round.
-    const timer = this.gpu.createTimer(INSERT_ROUNDS + 8);
+    // The first pass and its bulk-build parts, the spill stage and its passes, every round.
+    const timer = this.gpu.createTimer(INSERT_ROUNDS + 12);
     // The first SAMPLE entries of the queue before each of the first SAMPLED rounds (batch
     // indices, strikes in the top two bits).
     const SAMPLE = 65536;
@@ -769,7 +775,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     });
     const r = run as InsertRun;
     encoder.copyBufferToBuffer(r.queues[0], 0, queued, 0, 4);
-    mark('spill', () => this.encodeSpillPasses(encoder, r));
+    mark('spill', () => this.encodeSpillPasses(encoder, r, mark));
     for (let k = 0; k < INSERT_ROUNDS; k++) {
       encoder.copyBufferToBuffer(r.queues[0], 0, queued, 4 * (k + 1), 4);
       if (k < SAMPLED) encoder.copyBufferToBuffer(r.queues[0], 4, sampled, 4 * SAMPLE * k, 4 * Math.min(SAMPLE, n));
@@ -792,7 +798,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     await this.refresh();
     // A stage's queued count is the queue it starts from (the first pass and its parts: the batch).
     const queuedBefore = (label: string): number =>
-      label === 'spill' ? (q[0] as number) : label.startsWith('round ') ? (q[Number(label.slice(6))] as number) : n;
+      label === 'spill' || label === 'spill.1' ? (q[0] as number) : label.startsWith('round ') ? (q[Number(label.slice(6))] as number) : n;
     const stages = passes.map((p) => ({ stage: p.label, gpuMs: p.ms, queued: queuedBefore(p.label) }));
     return { stages, samples };
   }

@@ -141,8 +141,8 @@ for (const mode of modes) {
       console.log(
         `${mode} 2^${log2} load ${load} trace ${b}: distinct primary buckets of the queued keys, rounds 1-8: ${distinct.join(' ')}`,
       );
-      // The bulk build's parts are timed inside the first stage.
-      const total = stages.filter((x) => !x.stage.startsWith('bulk.')).reduce((s, x) => s + x.gpuMs, 0);
+      // The bulk build's parts are timed inside the first stage, the spill passes inside 'spill'.
+      const total = stages.filter((x) => !/^(bulk|spill)\./.test(x.stage)).reduce((s, x) => s + x.gpuMs, 0);
       // Rounds with nothing queued are summed into one entry.
       const idle = stages.filter((x) => x.stage.startsWith('round') && x.queued === 0);
       const shown = stages.filter((x) => !(x.stage.startsWith('round') && x.queued === 0));

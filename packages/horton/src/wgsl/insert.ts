@@ -796,15 +796,16 @@ ${entry} {
 export const roundArgsKernel = defineKernel({
   name: 'horton.round-args',
   workgroupSize: 1,
+  variant: { maxWorkgroups: 4096 },
   bindings: { queue_in: words, queue_out: atomicsRW, args: storage('read_write', 'u32') },
-  source: (decls) =>
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
 @compute @workgroup_size(1)
 fn main() {
   let n = min(queue_in[0], arrayLength(&queue_in) - 1u);
-  args[0] = min((n + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u, 4096u);
+  args[0] = min((n + ${WORKGROUP_SIZE - 1}u) / ${WORKGROUP_SIZE}u, ${v.maxWorkgroups}u);
   args[1] = 1u;
   args[2] = 1u;
   atomicStore(&queue_out[0], 0u);
