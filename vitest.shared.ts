@@ -13,7 +13,9 @@ export const sharedTestConfig = defineConfig({
     // Dawn owns one GPU device per worker; two workers keep a 2-core CI machine busy.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
+    // Long enough for the slowest property checks on SwiftShader with two workers on two cores
+    // (Horton's conformance sequences with growth take about 30 s alone, 61 s beside a build).
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     // The JSON report is what .ci/run counts.
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
