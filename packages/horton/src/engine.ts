@@ -63,13 +63,14 @@ const BULK_MIN_SHARE = 1 / 16;
  */
 const PLAN_FROM_LOAD = 0.8;
 
-/** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets, primary keys pushed out). */
-/** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
+/** The spill passes' grid cap (their grids are sized to the queue on the device). */
 const SPILL_MAX_WORKGROUPS = 65535;
 
 /** Encodes `body` as one named stage of a profile (timed as a span), or just encodes it. */
 type StageMarker = (label: string, body: () => void) => void;
+const unstaged: StageMarker = (_, body) => body();
 
+/** An insert batch under way: its queues swap after every round (`queues[0]` is the next round's input). */
 interface InsertRun {
   s: Store;
   keys: GPUBuffer;
@@ -84,6 +85,7 @@ interface InsertRun {
   hints?: GPUBuffer;
 }
 
+/** The table's storage: buckets, ownership stamps, counters (live keys, Type B buckets, primary keys pushed out). */
 interface Store {
   buckets: GPUBuffer;
   locks: GPUBuffer;
@@ -534,7 +536,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
     n: number,
     assign: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
-    stage: StageMarker = (_, body) => body(),
+    stage: StageMarker = unstaged,
   ): InsertRun {
     const q = this.queues(n);
     const { regions, bucketCounts, counts, cursors, records, hints } = this.bulkScratch(s, n);
@@ -631,7 +633,7 @@ export class HortonEngine implements DictionaryEngine<'u32'> {
   }
 
   /** The lock-free passes over the keys the fast pass left (see spill.ts), then fresh stamps for the rounds. */
-  private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun, stage: StageMarker = (_, body) => body()): void {
+  private encodeSpillPasses(encoder: GPUCommandEncoder, run: InsertRun, stage: StageMarker = unstaged): void {
     const { s, keys, values } = run;
     const horton = this.settings.mode === 'horton';
     const hinted = run.hints !== undefined;

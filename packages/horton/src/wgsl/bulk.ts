@@ -190,7 +190,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
  * (the buckets as (key, value) pairs, plain: in this dispatch only the region's workgroup writes
  * its slots, and other workgroups read only keys that stay put), records, ends (region end
  * offsets), queue_out (the spilled keys' batch indices, word 0 counting), counters, hints (out: a
- * byte per bucket, its free slots).
+ * byte per bucket, its free slots); with the plan, room (step 2's bytes, read for the classes).
  */
 export const bulkBuildKernel = defineKernel({
   name: 'horton.bulk.build',
@@ -355,7 +355,8 @@ ${entryPoint(WORKGROUP_SIZE)} {
         }
         recs[k] = rec;
       }
-      // Initialized here: without an initializer it was not zeroed again each chunk (Dawn on SwiftShader and on an H100).
+      // Initialized here: declared without an initializer it was not zeroed again each chunk
+      // (Dawn, on SwiftShader and on an H100).
       var spilled = array<bool, RECORDS_PER_LANE>();
       // Claims by class, a barrier between classes: the keys that overflow a bucket, which become
       // its secondary keys, are the ones whose secondary buckets have the most room.
