@@ -988,7 +988,8 @@ export class HkvCache {
   /**
    * Encodes an insertOrAssign of device keys and values (no growth, no readback: the statuses and
    * slots are left in `out`, `4 + 2n` words, when given; give it when encoding many batches into one command
-   * buffer, or each borrows a scratch buffer until the submit). Advances the LRU clock by n.
+   * buffer, or each borrows a scratch buffer until the submit). A key's slot word is written when its
+   * status is updated, inserted or evicted; the others are left as they were. Advances the LRU clock by n.
    */
   encodeInsertOrAssign(encoder: GPUCommandEncoder, batch: DeviceUpsertBatch, time?: PassTimer): void {
     this.encodeUpsertBatches('HkvCache.encodeInsertOrAssign', encoder, [batch], time);

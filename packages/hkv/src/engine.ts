@@ -193,9 +193,13 @@ export class HkvEngine {
     shared?: SharedCopies,
   ): void {
     const { n } = staged;
-    encoder.clearBuffer(out, 0, outWords(n, plan.evict) * 4);
+    const deduped = plan.dedupe && n > 1;
+    // The head words, and the statuses when the dedupe pass marks duplicates among them; the update
+    // pass writes every other key's status, and slots and eviction records are written before any
+    // pass reads them.
+    encoder.clearBuffer(out, 0, (OUT_HEAD + (deduped ? n : 0)) * 4);
     let scratch: GPUBuffer | undefined;
-    if (plan.dedupe && n > 1) {
+    if (deduped) {
       let p = 2;
       while (p < 2 * n) p *= 2;
       const bytes = (2 * p + n) * 4;
@@ -214,7 +218,7 @@ export class HkvEngine {
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
     updateKernel
-      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty })
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty, deduped })
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,

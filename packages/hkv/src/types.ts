@@ -81,7 +81,8 @@ export type ScoresInput = BigUint64Array | Uint32Array | DeviceArray<'u32'>;
 
 /**
  * One device-resident insertOrAssign batch: keys as (lo, hi) word pairs, `n * dim` values, scores
- * as word pairs (the custom policy), and where the statuses and slots go (`4 + 2n` words).
+ * as word pairs (the custom policy), and where the statuses and slots go (`4 + 2n` words; a slot is
+ * written for keys updated, inserted or evicted).
  */
 export interface DeviceUpsertBatch {
   keys: DeviceArray<'u32'>;

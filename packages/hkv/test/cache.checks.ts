@@ -364,7 +364,9 @@ async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4): Pr
  * for every batch back to back), sharing one out buffer: batches reuse keys (updates) and overfill
  * the cache (evictions, which under LRU take slots of earlier batches), so a copy run out of order
  * leaves a key with an older batch's value. Every stored key must hold the value of the last batch
- * that wrote it; with room for every key, every key is stored.
+ * that wrote it; with room for every key, every key is stored. With assumeUniqueKeys (each batch's
+ * keys made unique) the statuses are not cleared before the update pass, so the out buffer starts
+ * full of a stale status that a key left unwritten would keep.
  */
 async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
   const { gpu, rng } = ctx;
@@ -372,8 +374,19 @@ async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
   const dim = 8;
   const bytes = 128 * dim * 4 * scale;
   const capacity = 512 * scale;
-  for (const mode of ['single', 'dual'] as const) {
-    const cache = await HkvCache.create(gpu, { dim, capacity, mode, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+  for (const [mode, unique] of [
+    ['single', false],
+    ['dual', false],
+    ['dual', true],
+  ] as const) {
+    const cache = await HkvCache.create(gpu, {
+      dim,
+      capacity,
+      mode,
+      maxValueBufferBytes: bytes,
+      valueWindowBytes: bytes,
+      assumeUniqueKeys: unique,
+    });
     try {
       expect(cache.valueSplit.windows === 4, `${mode}: expected 4 windows, got ${cache.valueSplit.windows}`);
       const input = fc.record({
@@ -390,9 +403,11 @@ async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
         await cache.clear();
         (cache as unknown as { engine: { sharedListsBytes: number } }).engine.sharedListsBytes = listsCap;
         const lastWrite = new Map<bigint, Float32Array>();
-        const out = gpu.createArray('u32', 4 + 2 * 300 * scale);
+        // Every word a stale "updated" status: a key whose status the passes left alone would keep it.
+        const out = gpu.upload(new Uint32Array(4 + 2 * 300 * scale).fill(HkvStatus.updated));
         const device = batches.map((picks, version) => {
-          const keys = BigUint64Array.from(picks, (i) => pool[i % poolSize] as bigint);
+          const picked = picks.map((i) => pool[i % poolSize] as bigint);
+          const keys = BigUint64Array.from(unique ? new Set(picked) : picked);
           const values = rows(keys, dim, version + 1);
           keys.forEach((k, i) => {
             lastWrite.set(k, values.slice(i * dim, (i + 1) * dim));

@@ -40,6 +40,12 @@ export interface UpdateVariant extends ValueVariant, GroupVariant {
    * digest lines. A bulk load from empty then skips a random read per key.
    */
   empty: boolean;
+  /**
+   * The dedupe pass ran: duplicates carry ST_DUPLICATE in a cleared status array, and the pass
+   * takes only keys still ST_NONE. Without it the statuses are not cleared first: the pass writes
+   * every key's.
+   */
+  deduped: boolean;
 }
 
 /**
@@ -64,6 +70,7 @@ export const updateKernel = defineKernel({
     mode: 0,
     dual: false,
     empty: false,
+    deduped: true,
     subgroups: false,
     tile: 1,
   } as UpdateVariant,
@@ -102,7 +109,7 @@ ${groupEntry(v.subgroups)} {
     let i = base + lid;
     var live = false;
     var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
-    if (i < params.n && out[OUT_HEAD + i] == ST_NONE) {
+    if (i < params.n${v.deduped ? ' && out[OUT_HEAD + i] == ST_NONE' : ''}) {
       k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
       if (hkv_is_reserved(k)) { out[OUT_HEAD + i] = ST_RESERVED; } else { live = true; }
     }
