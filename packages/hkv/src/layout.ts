@@ -45,12 +45,23 @@ export function startWordOf(lo: number, hi: number): number {
 }
 
 /**
+ * The digest free slots carry: the single-mode hash byte of the empty key. No stored key carries it
+ * (see `digestOf`), so a slot whose digest is this byte is free, or being written by the invocation
+ * that holds its claim.
+ */
+export const EMPTY_DIGEST = keyHash(EMPTY_KEY[0], EMPTY_KEY[1])[1] & 0xff;
+
+/**
  * A key's one-byte digest: hash bits 32..39, as NVIDIA's library takes them; in dual-bucket mode
- * bits 56..63, which do not overlap the second bucket's bits.
+ * bits 56..63, which do not overlap the second bucket's bits. A key whose byte equals
+ * `EMPTY_DIGEST` takes that byte with its lowest bit flipped: an inserter that claimed such a key's
+ * slot as a free one would have to release it again, and a claim released within a pass makes
+ * concurrent inserters skip that slot's score when they look for the bucket's minimum.
  */
 export function digestOf(lo: number, hi: number, dual = false): number {
   const h = keyHash(lo, hi)[1];
-  return dual ? h >>> 24 : h & 0xff;
+  const byte = dual ? h >>> 24 : h & 0xff;
+  return byte === EMPTY_DIGEST ? byte ^ 1 : byte;
 }
 
 /** Dual-bucket mode's second bucket: hash bits 32 and up, moved to the next bucket when it equals the first. */
@@ -59,12 +70,6 @@ export function bucket2Of(lo: number, hi: number, buckets: number): number {
   const b2 = keyHash(lo, hi)[1] & (buckets - 1);
   return b2 === b1 ? (b2 + 1) & (buckets - 1) : b2;
 }
-
-/**
- * The digest free slots carry: the (single-mode) digest of the empty key, in both modes (a real key
- * may share it; its key decides).
- */
-export const EMPTY_DIGEST = digestOf(EMPTY_KEY[0], EMPTY_KEY[1]);
 
 /** How the value vectors are split across buffers: `sliceSlots` slots (whole buckets) per buffer. */
 export interface ValueSplit {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
 import {
   checkProperty,
+  emptyDigestPool,
   expect,
   expectBatchInvariants,
   expectModel,
@@ -207,13 +208,18 @@ async function policyInvariants(
   runs: number,
   mode: 'single' | 'dual' = 'single',
   extra: Partial<HkvOptions> = {},
-  shape = { capacity: 256, pool: 700, minKeys: 40, maxKeys: 120 },
+  shape: { capacity: number; pool: number; minKeys: number; maxKeys: number; emptyDigests?: boolean } = {
+    capacity: 256,
+    pool: 700,
+    minKeys: 40,
+    maxKeys: 120,
+  },
 ): Promise<void> {
   const { gpu, rng } = ctx;
   const scale = sizeScale(ctx.scale);
   const dim = 3;
   const cache = await HkvCache.create(gpu, { capacity: shape.capacity * scale, dim, policy, mode, ...extra });
-  const pool = keyPool(rng, shape.pool * scale);
+  const pool = (shape.emptyDigests ? emptyDigestPool : keyPool)(rng, shape.pool * scale);
   const totals = { refused: 0, evicted: 0 };
   try {
     const batch = fc.record({
@@ -556,6 +562,16 @@ export const cacheChecks = defineChecks('hkv/cache', [
     name: 'lfu and custom: insertAndEvict invariants on contended buckets (batches of twice the capacity)',
     async run(ctx) {
       const shape = { capacity: 512, pool: 4000, minKeys: 600, maxKeys: 1300 };
+      await policyInvariants(ctx, 'lfu', 2, 'single', {}, shape);
+      await policyInvariants(ctx, 'custom', 2, 'single', {}, shape);
+    },
+  },
+  {
+    // A quarter of the keys hash to the empty slots' digest byte. Were it their digest, an inserter would claim
+    // their slots as free ones and release them again, and a concurrent inserter's minimum would skip them.
+    name: 'lfu and custom: insertAndEvict invariants on contended buckets, a quarter of the keys hashing to the empty digest',
+    async run(ctx) {
+      const shape = { capacity: 512, pool: 4000, minKeys: 600, maxKeys: 1300, emptyDigests: true };
       await policyInvariants(ctx, 'lfu', 2, 'single', {}, shape);
       await policyInvariants(ctx, 'custom', 2, 'single', {}, shape);
     },

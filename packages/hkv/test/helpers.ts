@@ -1,6 +1,6 @@
 import type { Rng } from '@gpuhash/testing';
 import fc from 'fast-check';
-import { bucketOf, type HkvCache, HkvStatus, isReservedKey } from '../src';
+import { bucketOf, EMPTY_DIGEST, type HkvCache, HkvStatus, isReservedKey, keyHash } from '../src';
 import { type CacheModel, type Entry, keyHi, keyLo, type ModelUpsert } from './model';
 
 export function expect(condition: boolean, message: string): void {
@@ -38,6 +38,34 @@ export function skewedPool(rng: Rng, n: number, buckets: number): BigUint64Array
       out.push(k);
       inHot++;
     } else if (b !== 0 && out.length - inHot < n - hot) out.push(k);
+  }
+  return BigUint64Array.from(out);
+}
+
+/**
+ * `n` distinct keys of which a quarter have the empty slots' digest as their hash byte (their stored
+ * digest is the neighbouring byte): inserters must not mistake their slots for free ones.
+ */
+export function emptyDigestPool(rng: Rng, n: number): BigUint64Array {
+  const out: bigint[] = [];
+  const clashing = Math.floor(n / 4);
+  const seen = new Set<bigint>();
+  while (out.length < clashing) {
+    const lo = rng.u32();
+    const hi = rng.u32();
+    const k = (BigInt(hi) << 32n) | BigInt(lo);
+    if (isReservedKey(lo, hi) || seen.has(k) || (keyHash(lo, hi)[1] & 0xff) !== EMPTY_DIGEST) continue;
+    seen.add(k);
+    out.push(k);
+  }
+  for (const k of keyPool(rng, n)) {
+    if (out.length === n) break;
+    if (!seen.has(k)) out.push(k);
+  }
+  // Shuffled, so that every range of the pool holds both kinds.
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.below(i + 1);
+    [out[i], out[j]] = [out[j] as bigint, out[i] as bigint];
   }
   return BigUint64Array.from(out);
 }

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUCKET_SLOTS, bucketOf, digestOf, EMPTY_DIGEST, isReservedKey, RESERVED_KEYS, roundCapacity, valueSplit } from '../src';
+import { BUCKET_SLOTS, bucketOf, digestOf, EMPTY_DIGEST, isReservedKey, keyHash, RESERVED_KEYS, roundCapacity, valueSplit } from '../src';
 
 describe('layout', () => {
   it('rounds capacities up to a power-of-two number of buckets', () => {
@@ -24,7 +25,24 @@ describe('layout', () => {
     expect(isReservedKey(0xfffffffc, 0xffffffff)).toBe(false);
     expect(isReservedKey(0xffffffff, 0xfffffffe)).toBe(false);
     expect(RESERVED_KEYS.locked).toBe(0xffff_ffff_ffff_fffdn);
-    expect(EMPTY_DIGEST).toBe(digestOf(0xffffffff, 0xffffffff));
+  });
+
+  it("gives no key the empty slots' digest, in either mode", () => {
+    expect(EMPTY_DIGEST).toBe(keyHash(0xffffffff, 0xffffffff)[1] & 0xff);
+    const word = fc.integer({ min: 0, max: 0xffffffff });
+    fc.assert(
+      fc.property(word, word, fc.boolean(), (lo, hi, dual) => {
+        const h = keyHash(lo, hi)[1];
+        const byte = dual ? h >>> 24 : h & 0xff;
+        const d = digestOf(lo, hi, dual);
+        return d !== EMPTY_DIGEST && d === (byte === EMPTY_DIGEST ? byte ^ 1 : byte);
+      }),
+      { numRuns: 20000 },
+    );
+    // A key whose hash byte is the empty digest (about 1 in 256) moves to the neighbouring byte.
+    let lo = 0;
+    while ((keyHash(lo, 7)[1] & 0xff) !== EMPTY_DIGEST) lo++;
+    expect(digestOf(lo, 7)).toBe(EMPTY_DIGEST ^ 1);
   });
 
   it('spreads keys evenly over buckets', () => {

@@ -119,7 +119,10 @@ fn hkv_is_free(k: vec2<u32>) -> bool { return k.y == KEY_HI_RESERVED && k.x >= R
 fn hkv_hash(k: vec2<u32>) -> vec2<u32> { return hash_fmix64(k); }
 fn hkv_bucket(h: vec2<u32>, mask: u32) -> u32 { return (h.x >> 7u) & mask; }
 fn hkv_start_word(h: vec2<u32>) -> u32 { return (h.x & 127u) >> 2u; }
-fn hkv_digest(h: vec2<u32>) -> u32 { return h.y & 0xffu; }
+/** A hash byte as a stored digest: never EMPTY_DIGEST, which marks free slots only (see layout.ts). */
+fn hkv_digest_byte(byte: u32) -> u32 { return select(byte, byte ^ 1u, byte == EMPTY_DIGEST); }
+fn hkv_digest(h: vec2<u32>) -> u32 { return hkv_digest_byte(h.y & 0xffu); }
+fn hkv_dual_digest(h: vec2<u32>) -> u32 { return hkv_digest_byte(h.y >> 24u); }
 /** Dual-bucket mode's second bucket (hash bits 32 and up; the next bucket when it equals the first). */
 fn hkv_bucket2(h: vec2<u32>, mask: u32, b1: u32) -> u32 {
   let b = h.y & mask;
@@ -170,7 +173,7 @@ export const digestModule = wgslModule(
   'hkv.digest',
   /* wgsl */ `
 /** The key's digest: hash bits 32..39, or 56..63 in dual-bucket mode (DUAL). */
-fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), h.y >> 24u, DUAL); }
+fn hkv_key_digest(h: vec2<u32>) -> u32 { return select(hkv_digest(h), hkv_dual_digest(h), DUAL); }
 `,
   { requires: [hkvCoreModule], needs: ['DUAL'] },
 );
