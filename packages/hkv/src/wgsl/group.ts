@@ -137,7 +137,7 @@ fn g_count(m: vec4<u32>) -> u32 { return dot(countOneBits(m), vec4<u32>(1u)); }
 
 /**
  * A free slot of bucket b among the candidates m, in probe order from word \`start\`, claimed by
- * lane 0 (its key empty or reclaimed before and after the claim), or NONE.
+ * lane 0, or NONE.
  */
 fn g_claim_free(b: u32, m: vec4<u32>, start: u32) -> u32 {
   let first = start * 4u;
@@ -152,14 +152,10 @@ fn g_claim_free(b: u32, m: vec4<u32>, start: u32) -> u32 {
       let g = b * BUCKET + q * 32u + countTrailingZeros(bits);
       bits &= bits - 1u;
       var ok = 0u;
-      if (cg_lane() == 0u) {
-        // Claim first, then check the key: a slot another group wrote in this pass keeps its claim
-        // bit, so the claim fails there; a key whose digest is the empty one is released again.
-        // (Reading the key before the claim too cost one more round trip per insert.)
-        if (try_claim(g)) {
-          if (hkv_is_free(key_at(g))) { ok = 1u; } else { release(g); }
-        }
-      }
+      // A claimed candidate is free without reading its key: no stored key has the empty digest
+      // (layout.ts), and a slot written in this pass keeps its writer's claim bit, so a claim that
+      // succeeds finds the digest the mask was read from, written by an earlier dispatch.
+      if (cg_lane() == 0u && try_claim(g)) { ok = 1u; }
       if (cg_broadcast(ok, 0u) == 1u) { return g; }
     }
   }
