@@ -56,15 +56,13 @@ const OWN_OPTIONS = [
   'subgroups',
   'tile',
 ];
-/** Lanes per cooperative group unless the options say otherwise. */
-const DEFAULT_TILE = 8;
 /**
- * Lanes per group of the insert pass unless the options name a tile (the update pass takes
- * DEFAULT_TILE, as the finds). 4 inserted dim-1 keys 5% faster than 8 at load 1.0 (H100, 2^27
- * slots, 1.99 against 1.89 G/s); at dims 32 and 64 the insert pass ran 6% faster with 4 and the
- * update pass 14-17% slower, so the two passes take different groups.
+ * Lanes per cooperative group unless the options say otherwise. 4 against 8 on an H100 (2^27
+ * slots; a lane loads every digest quad it covers before matching any): inserts 5% faster at dim 1
+ * and load 1.0, finds 6-14% faster, hits and misses, at dims 1 and 32, and the update pass's
+ * lookups 10% faster at dim 32 (apps/bench/results/hkv/2026-11-26-h100-hkv-value-windows.md).
  */
-const INSERT_TILE = 4;
+const DEFAULT_TILE = 4;
 /** Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes). */
 const DEFAULT_VALUE_WINDOW_BYTES = 2 * 2 ** 30;
 const NONE = 0xffffffff;
@@ -141,7 +139,7 @@ export class HkvCache {
   /** The host tier: values of slots from `storage.deviceSlots` up (undefined: every value on the device). */
   private host: Float32Array | undefined;
 
-  private constructor(gpu: Gpu, options: Required<HkvOptions>, valueBufferBytes: number, maxSlices: number, insertTile: number) {
+  private constructor(gpu: Gpu, options: Required<HkvOptions>, valueBufferBytes: number, maxSlices: number) {
     this.gpu = gpu;
     this.dim = options.dim;
     this.policy = options.policy;
@@ -160,7 +158,6 @@ export class HkvCache {
       { subgroups: options.subgroups, tile: cap(options.tile) },
       maxSlices,
       options.valueWindowBytes,
-      { subgroups: options.subgroups, tile: cap(insertTile) },
     );
     const deviceSlots = Math.min(
       options.capacity,
@@ -236,7 +233,6 @@ export class HkvCache {
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
     const tile = options.tile ?? DEFAULT_TILE;
     oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
-    const insertTile = options.tile ?? INSERT_TILE;
     const valueWindowBytes = options.valueWindowBytes ?? DEFAULT_VALUE_WINDOW_BYTES;
     positiveInteger(where, 'valueWindowBytes', valueWindowBytes);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
@@ -273,7 +269,6 @@ export class HkvCache {
       },
       valueBufferBytes,
       maxSlices,
-      insertTile,
     );
     const { windows } = cache.valueSplit;
     if (windows - 1 > MAX_WINDOW_LISTS) {

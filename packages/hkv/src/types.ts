@@ -65,9 +65,8 @@ export interface HkvOptions {
    */
   subgroups?: boolean;
   /**
-   * Lanes per group with subgroups: 1, 2, 4, 8, 16 or 32 (default 8: each lane reads 16 bytes of the
-   * 128-byte digest line; 4 for the insert pass, where that was faster), capped at the device's
-   * smallest subgroup. Given, it applies to every pass.
+   * Lanes per group with subgroups: 1, 2, 4, 8, 16 or 32 (default 4: each lane reads 32 bytes of the
+   * 128-byte digest line), capped at the device's smallest subgroup. It applies to every pass.
    */
   tile?: number;
 }

@@ -11,18 +11,16 @@ import { digestModule, hkvCoreModule, WORKGROUP_SIZE } from './common';
  * The kernel declares `key_at(g) -> vec2<u32>` and either `digest_quad(i) -> vec4<u32>` (quads:
  * read-only readers, quad i of the digest lines) or `digest_word(i) -> u32`.
  */
-// Rounds start at the one holding the key's start word (a key sits at or after it: inserts probe
-// from there), and stop once a lane has the key: a hit usually costs one round.
-const QUAD_SCAN = /* wgsl */ `let q0 = (start >> 2u) / TILE;
-  for (var r = 0u; r < G_QUADS; r++) {
-    let u = ((q0 + r) % G_QUADS) * TILE + cg_lane();
-    let v = digest_quad(b * 8u + u);
-    mine = min(mine, g_match_word(v.x, 4u * u, d, k, b));
-    mine = min(mine, g_match_word(v.y, 4u * u + 1u, d, k, b));
-    mine = min(mine, g_match_word(v.z, 4u * u + 2u, d, k, b));
-    mine = min(mine, g_match_word(v.w, 4u * u + 3u, d, k, b));
-    if (G_QUADS > 1u && cg_ballot32(mine != NONE) != 0u) { break; }
-  }`;
+// Every quad a lane covers is loaded before the first is matched (the loads are independent, so
+// they are in flight together: one round trip where a loop that matched each quad before loading
+// the next took one per quad), then matched in probe order from the round holding the key's start
+// word (a key sits at or after it), skipping the rest once the lane has the key. G_QUADS is a
+// constant, so the guards fold away.
+const QUAD_ROUNDS = [0, 1, 2, 3, 4, 5, 6, 7];
+const quadOf = (r: number) => `((q0 + ${r}u) % G_QUADS) * TILE + cg_lane()`;
+const QUAD_SCAN = `let q0 = (start >> 2u) / TILE;
+${QUAD_ROUNDS.map((r) => `  var w${r} = vec4<u32>(0u);\n  if (G_QUADS > ${r}u) { w${r} = digest_quad(b * 8u + ${quadOf(r)}); }`).join('\n')}
+${QUAD_ROUNDS.map((r) => `  if (G_QUADS > ${r}u && mine == NONE) { mine = g_match_quad(w${r}, ${quadOf(r)}, d, k, b); }`).join('\n')}`;
 const WORD_SCAN = /* wgsl */ `let q0 = start / TILE;
   for (var r = 0u; r < G_WORDS; r++) {
     let wi = ((q0 + r) % G_WORDS) * TILE + cg_lane();
@@ -82,6 +80,15 @@ fn g_match_word(word: u32, wi: u32, d: u32, k: vec2<u32>, b: u32) -> u32 {
     if (all(key_at(b * BUCKET + s) == k)) { return s; }
   }
   return NONE;
+}
+
+/** The slot (0..127) among quad u's sixteen (words 4u..4u+3) whose digest is d and key is k, or NONE. */
+fn g_match_quad(w: vec4<u32>, u: u32, d: u32, k: vec2<u32>, b: u32) -> u32 {
+  var s = g_match_word(w.x, 4u * u, d, k, b);
+  if (s == NONE) { s = g_match_word(w.y, 4u * u + 1u, d, k, b); }
+  if (s == NONE) { s = g_match_word(w.z, 4u * u + 2u, d, k, b); }
+  if (s == NONE) { s = g_match_word(w.w, 4u * u + 3u, d, k, b); }
+  return s;
 }
 
 /** Key k (digest d, start word \`start\`) in bucket b: its global slot, or NONE. A key is stored at most once. */
