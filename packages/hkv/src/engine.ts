@@ -144,8 +144,6 @@ export class HkvEngine {
     /** Value buffers one kernel may bind: more are split into windows, each run by its own value passes. */
     readonly maxSlices: number = Number.POSITIVE_INFINITY,
     readonly windowBytes: number = Number.POSITIVE_INFINITY,
-    /** The groups of the insert pass (default: `group`; the update pass takes `group`). */
-    readonly insertGroup: GroupVariant = group,
   ) {}
 
   /** The windows of value buffers: [first buffer, count], at most maxSlices and windowBytes each. */
@@ -277,7 +275,7 @@ export class HkvEngine {
     insertKernel
       .variant({
         ...this.values(storage),
-        ...this.insertGroup,
+        ...this.group,
         policy: POLICY_CODES[this.policy],
         hasScores: staged.hasScores,
         evict: plan.evict,
