@@ -35,7 +35,7 @@ export interface InsertVariant extends ValueVariant, GroupVariant {
  * (see group.ts): the lanes read the digest line and the scores together, lane 0 claims, and every
  * decision is broadcast, so the group runs one key's steps in lockstep.
  * 1. A free slot: the digest line's bytes equal to the empty digest, in probe order from the key's
- *    start word, whose key is empty or reclaimed; claim it, re-check it is free, write it.
+ *    start word (no stored key has that digest, so a claimed one is free); claim it, write it.
  * 2. Else the minimum score of the unclaimed slots (a reduction over the lanes: score high word,
  *    low word, then probe order). Custom scores: a key scoring below it is refused (admission
  *    control; ties are admitted). Claim that slot, re-read its score and key: if the score rose
