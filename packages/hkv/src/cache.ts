@@ -22,7 +22,7 @@ import {
   type UpsertPlan,
 } from './engine';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
-import { BUCKET_SLOTS, MAX_RECORD_PARTS, RECORD_BYTES, recordSplit, roundCapacity, valueSplit } from './layout';
+import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
 import {
   type DeviceUpsertBatch,
@@ -51,7 +51,6 @@ const OWN_OPTIONS = [
   'mode',
   'assumeUniqueKeys',
   'maxValueBufferBytes',
-  'maxRecordBufferBytes',
   'valueWindowBytes',
   'maxDeviceBytesForValues',
   'subgroups',
@@ -131,7 +130,6 @@ export class HkvCache {
   private storage: HkvStorage;
   private readonly engine: HkvEngine;
   private readonly valueBufferBytes: number;
-  private readonly recordBufferBytes: number;
   private destroyed = false;
   private liveCount = 0;
   private clock = 0;
@@ -150,7 +148,6 @@ export class HkvCache {
     this.maxLoadFactor = options.maxLoadFactor;
     this.assumeUniqueKeys = options.assumeUniqueKeys;
     this.valueBufferBytes = valueBufferBytes;
-    this.recordBufferBytes = options.maxRecordBufferBytes;
     // Groups never span more than the smallest subgroup the device may run (the kernels take the
     // group size as a constant); without subgroups each invocation is its own group.
     const cap = (t: number) => (options.subgroups ? Math.max(1, Math.min(t, gpu.subgroups.minSize)) : 1);
@@ -168,15 +165,7 @@ export class HkvCache {
     );
     // A fixed-capacity cache splits value buffers past one kernel's bindings into windows; a growing
     // one is checked against the bindings of the growth pass at create.
-    this.storage = new HkvStorage(
-      gpu,
-      options.capacity,
-      options.dim,
-      valueBufferBytes,
-      Number.POSITIVE_INFINITY,
-      deviceSlots,
-      this.recordBufferBytes,
-    );
+    this.storage = new HkvStorage(gpu, options.capacity, options.dim, valueBufferBytes, Number.POSITIVE_INFINITY, deviceSlots);
     if (deviceSlots < options.capacity) this.host = new Float32Array((options.capacity - deviceSlots) * options.dim);
   }
 
@@ -238,22 +227,6 @@ export class HkvCache {
       positiveInteger(where, 'maxValueBufferBytes', options.maxValueBufferBytes);
       valueBufferBytes = Math.min(deviceBytes, options.maxValueBufferBytes);
     }
-    let recordBufferBytes = gpu.limits.maxStorageBufferBindingSize;
-    if (options.maxRecordBufferBytes !== undefined) {
-      positiveInteger(where, 'maxRecordBufferBytes', options.maxRecordBufferBytes);
-      recordBufferBytes = Math.min(recordBufferBytes, options.maxRecordBufferBytes);
-    }
-    // The largest table's records (growth goes up to maxCapacity) fit in the buffers one kernel binds.
-    const records = recordSplit(maxCapacity, recordBufferBytes);
-    if (records.parts > MAX_RECORD_PARTS) {
-      throw new LimitExceededError(
-        `${where}: ${maxCapacity} slots`,
-        'maxStorageBufferBindingSize (slot records, 16 bytes a slot, in at most two buffers)',
-        maxCapacity * RECORD_BYTES,
-        MAX_RECORD_PARTS * records.partSlots * RECORD_BYTES,
-        'Give a smaller capacity or maxCapacity.',
-      );
-    }
     const subgroups = options.subgroups ?? gpu.subgroups.supported;
     oneOf(where, 'subgroups', subgroups, [true, false]);
     if (subgroups && !gpu.subgroups.supported)
@@ -289,7 +262,6 @@ export class HkvCache {
         mode,
         assumeUniqueKeys,
         maxValueBufferBytes: valueBufferBytes,
-        maxRecordBufferBytes: recordBufferBytes,
         valueWindowBytes,
         maxDeviceBytesForValues,
         subgroups,
@@ -935,15 +907,7 @@ export class HkvCache {
 
   private async grow(): Promise<void> {
     const from = this.storage;
-    const to = new HkvStorage(
-      this.gpu,
-      from.capacity * 2,
-      this.dim,
-      this.valueBufferBytes,
-      Number.POSITIVE_INFINITY,
-      from.capacity * 2,
-      this.recordBufferBytes,
-    );
+    const to = new HkvStorage(this.gpu, from.capacity * 2, this.dim, this.valueBufferBytes);
     const encoder = this.gpu.device.createCommandEncoder({ label: 'HkvCache.grow' });
     to.encodeClear(encoder);
     this.engine.encodeRehash(encoder, from, to);
@@ -967,7 +931,6 @@ export class HkvCache {
       policy: this.policy,
       valueBuffers: this.storage.split.slices,
       slotsPerValueBuffer: this.storage.split.sliceSlots,
-      recordBuffers: this.storage.recordSplit.parts,
     };
   }
 

@@ -216,21 +216,12 @@ export class HkvEngine {
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
     updateKernel
-      .variant({
-        ...v,
-        ...storage.recordVariant,
-        ...this.group,
-        policy,
-        hasScores: staged.hasScores,
-        mode: plan.mode,
-        dual: this.dual,
-        empty,
-        deduped,
-      })
+      .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty, deduped })
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,
-          ...storage.recordBuffers(),
+          keys: storage.keys,
+          scores: storage.scores,
           batch: staged.batch,
           out,
           ...(withValues ? { in_vals: staged.values, ...this.firstSlices(storage) } : {}),
@@ -284,7 +275,6 @@ export class HkvEngine {
     insertKernel
       .variant({
         ...this.values(storage),
-        ...storage.recordVariant,
         ...this.group,
         policy: POLICY_CODES[this.policy],
         hasScores: staged.hasScores,
@@ -295,7 +285,8 @@ export class HkvEngine {
       .encode(this.gpu, encoder, {
         buffers: bind({
           bucket_meta: storage.meta,
-          ...storage.recordBuffers(),
+          keys: storage.keys,
+          scores: storage.scores,
           batch: staged.batch,
           in_vals: staged.values,
           out,
@@ -402,22 +393,14 @@ export class HkvEngine {
       const scores = out.scores !== undefined;
       const windowed = values && this.windows(storage).length > 1;
       findKernel
-        .variant({
-          ...this.values(storage),
-          ...storage.recordVariant,
-          ...this.group,
-          values,
-          scores,
-          dual: this.dual,
-          slots: (out.slots ?? false) || windowed,
-        })
+        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed })
         .encode(this.gpu, encoder, {
           buffers: bind({
             bucket_meta: storage.meta,
-            ...storage.recordBuffers(),
+            keys: storage.keys,
             qkeys: keys,
             found: out.found,
-            ...(scores ? { out_scores: out.scores as GPUBuffer } : {}),
+            ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
             ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
           }),
           params: { n, mask: storage.mask },
@@ -567,8 +550,8 @@ export class HkvEngine {
   /** erase: out word 0 counts the keys erased, word 1 receives the live count. */
   encodeErase(encoder: GPUCommandEncoder, storage: HkvStorage, keys: GPUBuffer, n: number, out: GPUBuffer): void {
     encoder.clearBuffer(out, 0, OUT_HEAD * 4);
-    eraseKernel.variant({ dual: this.dual, ...storage.recordVariant }).encode(this.gpu, encoder, {
-      buffers: bind({ bucket_meta: storage.meta, ...storage.recordBuffers(), qkeys: keys, out }),
+    eraseKernel.variant({ dual: this.dual }).encode(this.gpu, encoder, {
+      buffers: { bucket_meta: storage.meta, keys: storage.keys, scores: storage.scores, qkeys: keys, out },
       params: { n, mask: storage.mask },
       invocations: n,
     });
@@ -587,10 +570,11 @@ export class HkvEngine {
   ): void {
     encoder.clearBuffer(out, 0, OUT_HEAD * 4);
     const exporting = evVals !== undefined;
-    scanKernel.variant({ ...this.values(storage), ...storage.recordVariant, export: exporting }).encode(this.gpu, encoder, {
+    scanKernel.variant({ ...this.values(storage), export: exporting }).encode(this.gpu, encoder, {
       buffers: bind({
         bucket_meta: storage.meta,
-        ...storage.recordBuffers(),
+        keys: storage.keys,
+        scores: storage.scores,
         out,
         ...(exporting ? { ev_vals: evVals as GPUBuffer, ...this.firstSlices(storage) } : {}),
       }),
@@ -630,14 +614,14 @@ export class HkvEngine {
         oldSliceSlots: from.split.sliceSlots,
         slices: to.split.slices,
         sliceSlots: to.split.sliceSlots,
-        oldRecords: from.recordVariant,
-        records: to.recordVariant,
       })
       .encode(this.gpu, encoder, {
         buffers: bind({
-          ...from.recordBuffers('orec'),
+          okeys: from.keys,
+          oscores: from.scores,
           bucket_meta: to.meta,
-          ...to.recordBuffers(),
+          keys: to.keys,
+          scores: to.scores,
           ...this.sliceRecord(from, 'u'),
           ...this.sliceRecord(to),
         }),

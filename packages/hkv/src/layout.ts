@@ -71,28 +71,6 @@ export function bucket2Of(lo: number, hi: number, buckets: number): number {
   return b2 === b1 ? (b2 + 1) & (buckets - 1) : b2;
 }
 
-/** Bytes of a slot's record: its key (lo, hi) and its score (lo, hi), side by side. */
-export const RECORD_BYTES = 16;
-/** Record buffers a cache may have: every kernel that reads keys binds all of them. */
-export const MAX_RECORD_PARTS = 2;
-
-/** How the slot records are split across buffers: `partSlots` slots (a power of two) per buffer. */
-export interface RecordSplit {
-  partSlots: number;
-  parts: number;
-}
-
-/**
- * The record split for `capacity` slots (a power of two) when one buffer binding holds at most
- * `bindingBytes`: the largest power of two of slots that fits, and as many buffers as that takes
- * (more than MAX_RECORD_PARTS is the caller's error to report).
- */
-export function recordSplit(capacity: number, bindingBytes: number): RecordSplit {
-  let partSlots = BUCKET_SLOTS;
-  while (partSlots < capacity && partSlots * 2 * RECORD_BYTES <= bindingBytes) partSlots *= 2;
-  return { partSlots, parts: Math.ceil(capacity / partSlots) };
-}
-
 /** How the value vectors are split across buffers: `sliceSlots` slots (whole buckets) per buffer. */
 export interface ValueSplit {
   /** Slots per value buffer, a multiple of 128. */

@@ -1,32 +1,18 @@
 import { type Gpu, LimitExceededError } from '@gpuhash/core';
-import {
-  BUCKET_SLOTS,
-  DIGEST_WORDS,
-  EMPTY_DIGEST,
-  LOCK_WORDS,
-  MAX_RECORD_PARTS,
-  RECORD_BYTES,
-  type RecordSplit,
-  recordSplit,
-  type ValueSplit,
-  valueSplit,
-} from './layout';
-import { clearRecordsKernel } from './wgsl/clear';
-import type { RecordVariant } from './wgsl/records';
+import { BUCKET_SLOTS, DIGEST_WORDS, EMPTY_DIGEST, LOCK_WORDS, type ValueSplit, valueSplit } from './layout';
 
 /**
  * The buffers of one table geometry:
  * - `meta`: per bucket 32 words of digests (one 128-byte line), then per bucket 4 words of claim
  *   bits, then 4 counter words (the first: live entries).
- * - `records`: per slot its key (lo, hi) and score (lo, hi), 16 bytes, `recordSplit.partSlots`
- *   slots per buffer (one buffer, or two past one binding).
+ * - `keys`: (lo, hi) per slot; `scores`: (lo, hi) per slot.
  * - `values`: `dim` floats per slot, `split.sliceSlots` slots per buffer, for the first
  *   `deviceSlots` slots (the host tier keeps the rest).
  */
 export class HkvStorage {
   readonly meta: GPUBuffer;
-  readonly records: readonly GPUBuffer[];
-  readonly recordSplit: RecordSplit;
+  readonly keys: GPUBuffer;
+  readonly scores: GPUBuffer;
   readonly values: readonly GPUBuffer[];
   readonly split: ValueSplit;
   readonly buckets: number;
@@ -39,20 +25,8 @@ export class HkvStorage {
     maxSlices: number = Number.POSITIVE_INFINITY,
     /** Slots whose values live on the device (whole buckets); the others' values live in host memory. */
     readonly deviceSlots: number = capacity,
-    /** Largest record buffer (default: the device's binding limit). */
-    recordBufferBytes: number = gpu.limits.maxStorageBufferBindingSize,
   ) {
     this.buckets = capacity / BUCKET_SLOTS;
-    this.recordSplit = recordSplit(capacity, recordBufferBytes);
-    if (this.recordSplit.parts > MAX_RECORD_PARTS) {
-      throw new LimitExceededError(
-        `HkvCache: ${capacity} slots`,
-        'maxStorageBufferBindingSize (slot records, 16 bytes a slot, in at most two buffers)',
-        capacity * RECORD_BYTES,
-        MAX_RECORD_PARTS * this.recordSplit.partSlots * RECORD_BYTES,
-        'Use a smaller capacity, or a device with larger bindings.',
-      );
-    }
     this.split = deviceSlots > 0 ? valueSplit(deviceSlots, dim, valueBufferBytes) : { sliceSlots: BUCKET_SLOTS, slices: 1 };
     if (this.split.slices > maxSlices) {
       throw new LimitExceededError(
@@ -71,9 +45,8 @@ export class HkvStorage {
         return b;
       };
       this.meta = make(this.counterWord * 4 + 16, 'hkv.meta');
-      const records: GPUBuffer[] = [];
-      for (let p = 0; p < this.recordSplit.parts; p++) records.push(make(this.recordSplit.partSlots * RECORD_BYTES, `hkv.records${p}`));
-      this.records = records;
+      this.keys = make(capacity * 8, 'hkv.keys');
+      this.scores = make(capacity * 8, 'hkv.scores');
       const values: GPUBuffer[] = [];
       for (let s = 0; s < this.split.slices; s++) {
         const slots = Math.min(this.split.sliceSlots, deviceSlots - s * this.split.sliceSlots);
@@ -89,16 +62,6 @@ export class HkvStorage {
   /** Word index of the live-entry counter in `meta`. */
   get counterWord(): number {
     return this.buckets * (DIGEST_WORDS + LOCK_WORDS);
-  }
-
-  /** The record variant every kernel that reads keys or scores takes. */
-  get recordVariant(): RecordVariant {
-    return { recordParts: this.recordSplit.parts, recordSlots: this.recordSplit.partSlots };
-  }
-
-  /** The record buffers by binding name (`rec0`.., or another prefix). */
-  recordBuffers(prefix = 'rec'): Record<string, GPUBuffer> {
-    return Object.fromEntries(this.records.map((b, p) => [`${prefix}${p}`, b]));
   }
 
   get mask(): number {
@@ -119,21 +82,20 @@ export class HkvStorage {
    */
   knownEmpty = true;
 
-  /** Empties every slot: empty keys and zero scores, the empty digest, claim bits and counters. */
+  /** Empties every slot: empty keys, the empty digest, zero scores, claim bits and counters. */
   encodeClear(encoder: GPUCommandEncoder): void {
     this.knownEmpty = true;
     const gpu = this.gpu;
     gpu.encodeFill(encoder, this.meta, EMPTY_DIGEST * 0x01010101, this.buckets * DIGEST_WORDS);
     encoder.clearBuffer(this.meta, this.buckets * DIGEST_WORDS * 4);
-    for (const recs of this.records) {
-      const n = recs.size / RECORD_BYTES;
-      clearRecordsKernel.encode(gpu, encoder, { buffers: { recs }, params: { n }, invocations: n, maxWorkgroups: 4096 });
-    }
+    gpu.encodeFill(encoder, this.keys, 0xffffffff, this.capacity * 2);
+    encoder.clearBuffer(this.scores);
   }
 
   destroy(): void {
     this.meta.destroy();
-    for (const r of this.records) r.destroy();
+    this.keys.destroy();
+    this.scores.destroy();
     for (const v of this.values) v.destroy();
   }
 }

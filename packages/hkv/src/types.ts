@@ -44,12 +44,6 @@ export interface HkvOptions {
    */
   maxValueBufferBytes?: number;
   /**
-   * Largest buffer of slot records in bytes (a slot's key and score, 16 bytes; default: the device's
-   * binding limit). A cache holds its records in one buffer, or two past this size; set it small to
-   * exercise the split.
-   */
-  maxRecordBufferBytes?: number;
-  /**
    * Most bytes of values one pass touches (default 2 GiB). Random accesses spread over more memory
    * than the GPU's address translation covers run many times slower (on an H100, a find over 8 GiB of
    * dim-32 values took 15x longer per key than over 4 GiB), so larger value sets are visited in
@@ -184,6 +178,4 @@ export interface HkvStats {
   /** Value buffers and slots per buffer. */
   valueBuffers: number;
   slotsPerValueBuffer: number;
-  /** Buffers of slot records (keys and scores): one, or two past one binding. */
-  recordBuffers: number;
 }

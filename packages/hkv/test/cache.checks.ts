@@ -74,10 +74,6 @@ async function lruSequences(ctx: CheckContext, options: Partial<HkvOptions>, run
   const cache = await HkvCache.create(gpu, { capacity, dim, ...options });
   const pool = skewedPool(rng, Math.floor(capacity * 1.2), cache.buckets);
   try {
-    if (options.maxRecordBufferBytes !== undefined) {
-      const { recordBuffers } = await cache.stats();
-      expect(recordBuffers === 2, `expected the slot records in 2 buffers, got ${recordBuffers}`);
-    }
     const property = fc.asyncProperty(commands(pool.length, Math.min(96, Math.max(48, Math.floor(capacity / 5)))), async (cmds) => {
       await cache.clear();
       const model = new CacheModel(cache.buckets, dim, 'lru');
@@ -226,10 +222,6 @@ async function policyInvariants(
   const pool = (shape.emptyDigests ? emptyDigestPool : keyPool)(rng, shape.pool * scale);
   const totals = { refused: 0, evicted: 0 };
   try {
-    if (extra.maxRecordBufferBytes !== undefined) {
-      const { recordBuffers } = await cache.stats();
-      expect(recordBuffers === 2, `expected the slot records in 2 buffers, got ${recordBuffers}`);
-    }
     const batch = fc.record({
       keys: fc.array(fc.nat({ max: pool.length - 1 }), {
         minLength: shape.minKeys * scale,
@@ -520,22 +512,6 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: (ctx) => lruSequences(ctx, { dim: 8, capacity: 512, maxValueBufferBytes: 128 * 8 * 4 * sizeScale(ctx.scale) }, 3),
   },
   {
-    name: 'slot records split across two buffers: lru sequences match the model; custom and dual-bucket lfu invariants',
-    run: async (ctx) => {
-      const scale = sizeScale(ctx.scale);
-      await lruSequences(ctx, { dim: 3, capacity: 512, maxRecordBufferBytes: 256 * 16 * scale }, 3);
-      await policyInvariants(ctx, 'custom', 3, 'dual', { maxRecordBufferBytes: 128 * 16 * scale });
-      await policyInvariants(
-        ctx,
-        'lfu',
-        1,
-        'single',
-        { maxRecordBufferBytes: 128 * 16 * scale },
-        { capacity: 256, pool: 1200, minKeys: 300, maxKeys: 500 },
-      );
-    },
-  },
-  {
     name: 'lru: dim 256 across 2 value buffers, with the dedupe pass skipped for unique batches',
     async run({ gpu, rng, scale: runScale }) {
       const scale = sizeScale(runScale);
@@ -819,11 +795,6 @@ export const cacheChecks = defineChecks('hkv/cache', [
           tooMany instanceof LimitExceededError && /maxStorageBuffersPerShaderStage/.test(tooMany.message),
           `too many value buffers: ${tooMany}`,
         );
-        // Slot records past two buffers (here 128 slots a buffer, 512 slots): refused up front.
-        const records = await thrown(() =>
-          HkvCache.create(gpu, { capacity: 128, maxCapacity: 512, dim: 1, maxRecordBufferBytes: 128 * 16 }),
-        );
-        expect(records instanceof LimitExceededError && /slot records/.test(records.message), `records past two buffers: ${records}`);
         cache.destroy();
         expect((await thrown(() => cache.find(BigUint64Array.of(1n)))) instanceof DestroyedError, 'destroyed');
       } finally {
@@ -841,11 +812,8 @@ export const cacheChecks = defineChecks('hkv/cache', [
         maxCapacity: 1024 * scale,
         dim: 2,
         maxValueBufferBytes: 256 * 2 * 4 * scale,
-        // The records split in two when the cache grows past 512 slots.
-        maxRecordBufferBytes: 512 * 16 * scale,
       });
       try {
-        expect((await cache.stats()).recordBuffers === 1, 'one record buffer at 128 slots');
         const pool = keyPool(rng, 1200 * scale);
         const model = new CacheModel(cache.buckets, 2, 'lru');
         for (let at = 0; at < 400 * scale; at += 50 * scale) {
@@ -860,7 +828,6 @@ export const cacheChecks = defineChecks('hkv/cache', [
         }
         expect(cache.capacity >= 800 * scale, `grew to ${cache.capacity}`);
         expect(cache.valueSplit.slices > 1, 'the grown values span several buffers');
-        expect((await cache.stats()).recordBuffers === 2, 'the grown records span two buffers');
         await expectModel(cache, model, 'after growth');
         await cache.reserve(1024 * scale);
         expect(cache.capacity === 1024 * scale, `reserve: ${cache.capacity}`);

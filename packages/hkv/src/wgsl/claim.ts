@@ -11,8 +11,8 @@ import { hkvCoreModule } from './common';
  * bit would not order the holder's key, score and value stores before the next holder's loads (nor
  * its plain value stores before the next holder's), so the protocol never relies on it. A holder
  * that writes nothing (its re-check failed) may release. No invocation waits for a bit: a held
- * slot is skipped or retried a bounded number of times. The kernel declares `bucket_meta` as an
- * array of `atomic<u32>`, `params.mask`, and the atomic record accessors (records.ts).
+ * slot is skipped or retried a bounded number of times. The kernel declares `bucket_meta`, `keys`
+ * and `scores` as arrays of `atomic<u32>` and `params.mask`.
  */
 export const claimModule = wgslModule(
   'hkv.claim',
@@ -26,6 +26,10 @@ fn try_claim(g: u32) -> bool {
 fn release(g: u32) { atomicAnd(&bucket_meta[lock_base() + (g >> 5u)], ~(1u << (g & 31u))); }
 fn is_claimed(g: u32) -> bool { return (atomicLoad(&bucket_meta[lock_base() + (g >> 5u)]) & (1u << (g & 31u))) != 0u; }
 fn digest_word(i: u32) -> u32 { return atomicLoad(&bucket_meta[i]); }
+fn key_at(g: u32) -> vec2<u32> { return vec2<u32>(atomicLoad(&keys[2u * g]), atomicLoad(&keys[2u * g + 1u])); }
+fn score_at(g: u32) -> vec2<u32> { return vec2<u32>(atomicLoad(&scores[2u * g]), atomicLoad(&scores[2u * g + 1u])); }
+fn set_key(g: u32, k: vec2<u32>) { atomicStore(&keys[2u * g], k.x); atomicStore(&keys[2u * g + 1u], k.y); }
+fn set_score(g: u32, s: vec2<u32>) { atomicStore(&scores[2u * g], s.x); atomicStore(&scores[2u * g + 1u], s.y); }
 /** Sets slot g's digest byte (the other three bytes of the word belong to other slots: atomics). */
 fn set_digest(g: u32, d: u32) {
   let w = g >> 2u;
@@ -40,5 +44,5 @@ fn reclaim(g: u32) {
   set_digest(g, EMPTY_DIGEST);
 }
 `,
-  { requires: [hkvCoreModule], needs: ['bucket_meta', 'params', 'key_at', 'score_at', 'set_key', 'set_score'] },
+  { requires: [hkvCoreModule], needs: ['bucket_meta', 'keys', 'scores', 'params'] },
 );

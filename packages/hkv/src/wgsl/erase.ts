@@ -2,7 +2,6 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { claimModule } from './claim';
 import { hkvCoreModule, locateModule, WORKGROUP_SIZE } from './common';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
 /**
  * Erase: each key looks itself up; the invocation that claims its slot and still finds the key
@@ -16,20 +15,19 @@ export const eraseKernel = defineKernel({
   name: 'hkv.erase',
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
-  variant: { dual: false, recordParts: 1, recordSlots: 128 } as { dual: boolean } & RecordVariant,
-  bindings: (v: RecordVariant) => ({
+  variant: { dual: false },
+  bindings: {
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
-    ...recordBindings(v, 'read_write', true),
+    keys: storage('read_write', 'atomic<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     out: storage('read_write', 'atomic<u32>'),
-  }),
+  },
   source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
-
-${recordAccessors(v, true, true)}
 
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {

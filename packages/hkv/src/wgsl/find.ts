@@ -2,9 +2,8 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
-export interface FindVariant extends ValueVariant, GroupVariant, RecordVariant {
+export interface FindVariant extends ValueVariant, GroupVariant {
   /** Copy the values out (find); false for contains. */
   values: boolean;
   /** Write each found key's score (find with scores). */
@@ -36,8 +35,6 @@ export const findKernel = defineKernel({
     sliceSlots: 128,
     deviceSlots: 128,
     sliceBase: 0,
-    recordParts: 1,
-    recordSlots: 128,
     values: true,
     scores: false,
     dual: false,
@@ -48,10 +45,10 @@ export const findKernel = defineKernel({
   bindings: (v: FindVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', readsQuads(v) ? 'vec4<u32>' : 'u32'),
-    ...recordBindings(v, 'read', false),
+    keys: storage('read', 'vec2<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     found: storage('read_write', 'u32'),
-    ...(v.scores ? { out_scores: storage('read_write', 'vec2<u32>') } : {}),
+    ...(v.scores ? { scores: storage('read', 'vec2<u32>'), out_scores: storage('read_write', 'vec2<u32>') } : {}),
     ...(v.values
       ? { out_vals: storage('read_write', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element) }
       : {}),
@@ -64,7 +61,7 @@ export const findKernel = defineKernel({
 ${decls}
 
 ${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
-${recordAccessors(v, false, false)}
+fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
 ${io.wgsl}
 ${v.values ? sliceAccessors(v, false, 'v', 'val', io.quads) : ''}
 
@@ -84,7 +81,7 @@ ${groupEntry(v.subgroups)} {
     )}
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
-      ${v.scores ? 'var sc = vec2<u32>(0u); if (g != NONE) { sc = score_at(g); } out_scores[i] = sc;' : ''}
+      ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
       ${v.values && !coop ? `if (g != NONE && !val_elsewhere(g)) { for (var j = 0u; j < VW; j++) { out_vals[i * VW + j] = val_load(g, j); } }` : ''}
     }
     ${

@@ -14,9 +14,8 @@ import {
   WORKGROUP_SIZE,
 } from './common';
 import { type GroupVariant, groupEntry, groupQueue, insertGroupModule } from './group';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
-export interface InsertVariant extends ValueVariant, GroupVariant, RecordVariant {
+export interface InsertVariant extends ValueVariant, GroupVariant {
   policy: number;
   hasScores: boolean;
   /** Write each evicted entry (key, score, value) to the out buffers, compacted by a counter. */
@@ -59,8 +58,6 @@ export const insertKernel = defineKernel({
     sliceSlots: 128,
     deviceSlots: 128,
     sliceBase: 0,
-    recordParts: 1,
-    recordSlots: 128,
     policy: 0,
     hasScores: false,
     evict: false,
@@ -72,7 +69,8 @@ export const insertKernel = defineKernel({
   bindings: (v: InsertVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
-    ...recordBindings(v, 'read_write', true),
+    keys: storage('read_write', 'atomic<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     batch: storage('read', 'u32'),
     in_vals: storage('read', valueWords(v.dim).element),
     out: storage('read_write', 'atomic<u32>'),
@@ -89,7 +87,6 @@ const EVICT: bool = ${v.evict};
 const WINDOWED: bool = ${v.windowed};
 ${valueWords(v.dim).wgsl}
 ${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
-${recordAccessors(v, true, true)}
 
 var<workgroup> wg_added: atomic<u32>;
 

@@ -1,7 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, WORKGROUP_SIZE } from './common';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
 export interface RehashVariant {
   dim: number;
@@ -9,9 +8,6 @@ export interface RehashVariant {
   oldSliceSlots: number;
   slices: number;
   sliceSlots: number;
-  /** The old table's record buffers (`orec0`..) and the new table's (`rec0`..). */
-  oldRecords: RecordVariant;
-  records: RecordVariant;
 }
 
 /**
@@ -24,20 +20,14 @@ export const rehashKernel = defineKernel({
   name: 'hkv.rehash',
   workgroupSize: WORKGROUP_SIZE,
   params: { buckets: 'u32', mask: 'u32' },
-  variant: {
-    dim: 1,
-    oldSlices: 1,
-    oldSliceSlots: 128,
-    slices: 1,
-    sliceSlots: 128,
-    oldRecords: { recordParts: 1, recordSlots: 128 },
-    records: { recordParts: 1, recordSlots: 128 },
-  } as RehashVariant,
+  variant: { dim: 1, oldSlices: 1, oldSliceSlots: 128, slices: 1, sliceSlots: 128 } as RehashVariant,
   bindings: (v: RehashVariant) => ({
     params: uniform(),
-    ...recordBindings(v.oldRecords, 'read', false, 'orec'),
+    okeys: storage('read', 'vec2<u32>'),
+    oscores: storage('read', 'vec2<u32>'),
     bucket_meta: storage('read_write', 'u32'),
-    ...recordBindings(v.records, 'read_write', false),
+    keys: storage('read_write', 'vec2<u32>'),
+    scores: storage('read_write', 'vec2<u32>'),
     ...sliceBindings(v.oldSlices, 'read', 'u'),
     ...sliceBindings(v.slices, 'read_write'),
   }),
@@ -48,23 +38,21 @@ ${decls}
 
 ${sliceAccessors({ dim: v.dim, slices: v.oldSlices, sliceSlots: v.oldSliceSlots, deviceSlots: 0xffffffff }, false, 'u', 'old')}
 ${sliceAccessors({ dim: v.dim, slices: v.slices, sliceSlots: v.sliceSlots, deviceSlots: 0xffffffff }, true)}
-${recordAccessors(v.oldRecords, false, false, 'orec', 'old_')}
-${recordAccessors(v.records, false, true)}
 
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('b', 'params.buckets', WORKGROUP_SIZE)} {
     var fill = array<u32, 2>(0u, 0u);
     for (var s = 0u; s < BUCKET; s++) {
       let src = b * BUCKET + s;
-      let k = old_key_at(src);
+      let k = okeys[src];
       if (hkv_is_free(k)) { continue; }
       let h = hkv_hash(k);
       let nb = hkv_bucket(h, params.mask);
       let which = select(0u, 1u, nb != b);
       let g = nb * BUCKET + fill[which];
       fill[which] += 1u;
-      set_key(g, k);
-      set_score(g, old_score_at(src));
+      keys[g] = k;
+      scores[g] = oscores[src];
       for (var j = 0u; j < ${v.dim}u; j++) { val_store(g, j, old_load(src, j)); }
       let w = g >> 2u;
       let sh = (g & 3u) * 8u;

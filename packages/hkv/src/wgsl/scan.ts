@@ -2,9 +2,8 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { claimModule } from './claim';
 import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
-export interface ScanVariant extends ValueVariant, RecordVariant {
+export interface ScanVariant extends ValueVariant {
   /** true: export the matching entries (exportBatch, exportBatchIf); false: erase them (eraseIf). */
   export: boolean;
 }
@@ -32,20 +31,12 @@ export const scanKernel = defineKernel({
     smax_lo: 'u32',
     smax_hi: 'u32',
   },
-  variant: {
-    dim: 1,
-    slices: 1,
-    sliceSlots: 128,
-    deviceSlots: 128,
-    sliceBase: 0,
-    recordParts: 1,
-    recordSlots: 128,
-    export: true,
-  } as ScanVariant,
+  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, export: true } as ScanVariant,
   bindings: (v: ScanVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
-    ...recordBindings(v, 'read_write', true),
+    keys: storage('read_write', 'atomic<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     out: storage('read_write', 'atomic<u32>'),
     ...(v.export ? { ev_vals: storage('read_write', 'f32'), ...sliceBindings(v.slices, 'read') } : {}),
   }),
@@ -55,7 +46,6 @@ export const scanKernel = defineKernel({
 ${decls}
 
 ${v.export ? sliceAccessors(v, false) : ''}
-${recordAccessors(v, true, true)}
 
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('t', 'params.count', WORKGROUP_SIZE)} {

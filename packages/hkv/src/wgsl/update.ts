@@ -12,7 +12,6 @@ import {
   WORKGROUP_SIZE,
 } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
-import { type RecordVariant, recordAccessors, recordBindings } from './records';
 
 /** What the update pass does with a key it finds, and with one it does not. */
 export const UpdateMode = {
@@ -30,7 +29,7 @@ export const UpdateMode = {
   touch: 5,
 } as const;
 
-export interface UpdateVariant extends ValueVariant, GroupVariant, RecordVariant {
+export interface UpdateVariant extends ValueVariant, GroupVariant {
   policy: number;
   hasScores: boolean;
   mode: number;
@@ -66,8 +65,6 @@ export const updateKernel = defineKernel({
     sliceSlots: 128,
     deviceSlots: 128,
     sliceBase: 0,
-    recordParts: 1,
-    recordSlots: 128,
     policy: 0,
     hasScores: false,
     mode: 0,
@@ -80,7 +77,8 @@ export const updateKernel = defineKernel({
   bindings: (v: UpdateVariant) => ({
     params: uniform(),
     bucket_meta: storage('read', readsQuads(v) ? 'vec4<u32>' : 'u32'),
-    ...recordBindings(v, 'read_write', false),
+    keys: storage('read', 'vec2<u32>'),
+    scores: storage('read_write', 'vec2<u32>'),
     batch: storage('read', 'u32'),
     out: storage('read_write', 'u32'),
     ...(v.mode === UpdateMode.assignScores || v.mode === UpdateMode.touch
@@ -101,7 +99,7 @@ ${decls}
 
 const MODE: u32 = ${v.mode}u;
 ${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; }' : 'fn digest_word(i: u32) -> u32 { return bucket_meta[i]; }'}
-${recordAccessors(v, false, true)}
+fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
 ${io.wgsl}
 ${values ? sliceAccessors(v, true, 'v', 'val', io.quads) : ''}
 
@@ -120,7 +118,7 @@ ${groupEntry(v.subgroups)} {
     ${
       v.empty
         ? // No lookup; the bindings stay in the layout (one layout serves both variants).
-          'if (params.n == 0u) { _ = bucket_meta[0]; _ = key_at(0u); }'
+          'if (params.n == 0u) { _ = bucket_meta[0]; _ = keys[0]; }'
         : groupQueue(
             'live',
             `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
@@ -144,7 +142,7 @@ ${groupEntry(v.subgroups)} {
           out[OUT_HEAD + i] = ST_IGNORED;
         } else {
           write_values = MODE != 3u && MODE != 5u;
-          if (MODE != 2u) { set_score(g, score_hit(score_at(g), i)); }
+          if (MODE != 2u) { scores[g] = score_hit(scores[g], i); }
           out[OUT_HEAD + i] = select(ST_UPDATED, ST_FOUND, MODE == 5u);
         }
       }
