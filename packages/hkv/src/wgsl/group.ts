@@ -28,16 +28,6 @@ const WORD_SCAN = /* wgsl */ `let q0 = start / TILE;
     if (G_WORDS > 1u && cg_ballot32(mine != NONE) != 0u) { break; }
   }`;
 
-const FREE_QUADS = `for (var r = 0u; r < G_QUADS; r++) {
-    let u = r * TILE + cg_lane();
-    let w = digest_quad(b * 8u + u);
-    acc |= g_free_bits(w.x, 4u * u) | g_free_bits(w.y, 4u * u + 1u) | g_free_bits(w.z, 4u * u + 2u) | g_free_bits(w.w, 4u * u + 3u);
-  }`;
-const FREE_WORDS = `for (var q = 0u; q < G_WORDS; q++) {
-    let wi = q * TILE + cg_lane();
-    acc |= g_free_bits(digest_word(b * 32u + wi), wi);
-  }`;
-
 const groupCode = (quads: boolean) => /* wgsl */ `
 /** Digest words per lane (32 / TILE), and 16-byte quads per lane when reading quads. */
 const G_WORDS: u32 = 32u / TILE;
@@ -110,43 +100,6 @@ fn g_locate(k: vec2<u32>, d: u32, b: u32, start: u32) -> u32 {
   return b * BUCKET + cg_broadcast(mine, firstTrailingBit(hit));
 }
 
-/** Word wi's free slots (digest EMPTY_DIGEST) as bits of a 128-bit mask: slot s is bit s % 32 of component s / 32. */
-fn g_free_bits(word: u32, wi: u32) -> vec4<u32> {
-  let m = hash_byte_match(word, EMPTY_DIGEST);
-  let nib = ((m >> 7u) & 1u) | ((m >> 14u) & 2u) | ((m >> 21u) & 4u) | ((m >> 28u) & 8u);
-  return select(vec4<u32>(0u), vec4<u32>(nib << ((wi & 7u) * 4u)), vec4<u32>(wi >> 3u) == vec4<u32>(0u, 1u, 2u, 3u));
-}
-
-/** Bucket b's free slots (digest EMPTY_DIGEST) as a 128-bit mask, the same on every lane. */
-fn g_free_mask(b: u32) -> vec4<u32> {
-  var acc = vec4<u32>(0u);
-  ${quads ? FREE_QUADS : FREE_WORDS}
-  return g_or4(acc);
-}
-
-/** The first slot (0..127) of mask m at or after slot pos, in circular order, or NONE. */
-fn g_first_from(m: vec4<u32>, pos: u32) -> u32 {
-  let q0 = pos >> 5u;
-  let off = pos & 31u;
-  for (var step = 0u; step < 5u; step++) {
-    let q = (q0 + step) & 3u;
-    var bits = g_pick(m, q);
-    if (step == 0u) { bits &= ~((1u << off) - 1u); }
-    if (step == 4u) { bits &= (1u << off) - 1u; }
-    if (bits != 0u) { return q * 32u + countTrailingZeros(bits); }
-  }
-  return NONE;
-}
-
-/**
- * A free slot of bucket b for the insert pass to try first (the update pass, which has just read
- * the line, passes it on): the first at or after the key's start slot \`pos\`. Global slot or NONE.
- */
-fn g_free_hint(b: u32, pos: u32) -> u32 {
-  let s = g_first_from(g_free_mask(b), pos);
-  return select(b * BUCKET + s, NONE, s == NONE);
-}
-
 /** The key's global slot in its bucket (or either of its two: DUAL), or NONE. h is its hash. */
 fn g_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
   let d = hkv_key_digest(h);
@@ -175,6 +128,17 @@ export function groupModule(subgroups: boolean, quads: boolean): WgslModule {
  * score of the unclaimed slots.
  */
 const INSERT_GROUP_CODE = /* wgsl */ `
+/** The bucket's free-slot candidates (digest = the empty digest): bit s % 32 of word s / 32. */
+fn g_empty_mask(b: u32) -> vec4<u32> {
+  var acc = vec4<u32>(0u);
+  for (var q = 0u; q < G_WORDS; q++) {
+    let wi = q * TILE + cg_lane();
+    let m = hash_byte_match(digest_word(b * 32u + wi), EMPTY_DIGEST);
+    let nib = ((m >> 7u) & 1u) | ((m >> 14u) & 2u) | ((m >> 21u) & 4u) | ((m >> 28u) & 8u);
+    acc |= select(vec4<u32>(0u), vec4<u32>(nib << ((wi & 7u) * 4u)), vec4<u32>(wi >> 3u) == vec4<u32>(0u, 1u, 2u, 3u));
+  }
+  return g_or4(acc);
+}
 
 fn g_count(m: vec4<u32>) -> u32 { return dot(countOneBits(m), vec4<u32>(1u)); }
 

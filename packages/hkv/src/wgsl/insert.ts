@@ -34,9 +34,6 @@ export interface InsertVariant extends ValueVariant, GroupVariant {
  * takes a slot of its bucket. A group of TILE lanes serves its lanes' keys one after the other
  * (see group.ts): the lanes read the digest line and the scores together, lane 0 claims, and every
  * decision is broadcast, so the group runs one key's steps in lockstep.
- * 0. A pending key first claims the free slot the update pass named (its hint, single-bucket mode):
- *    that slot was free when the pass began, so a claim that succeeds places the key without
- *    reading the digest line.
  * 1. A free slot: the digest line's bytes equal to the empty digest, in probe order from the key's
  *    start word (no stored key has that digest, so a claimed one is free); claim it, write it.
  * 2. Else the minimum score of the unclaimed slots (a reduction over the lanes: score high word,
@@ -104,28 +101,18 @@ fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
 }
 
 /** One key's placement by the group: (status, slot). Every value is the same on every lane. */
-fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>, hint: u32) -> vec2<u32> {
+fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32> {
   let b1 = hkv_bucket(h, params.mask);
   let b2 = select(b1, hkv_bucket2(h, params.mask, b1), DUAL);
   let d = hkv_key_digest(h);
   let start = hkv_start_word(h);
-  // The free slot the update pass saw (free when this pass began): claimed, it is free, with no
-  // read of the digest line. Lost to another key of the batch, the line decides as below.
-  if (hint != NONE) {
-    var ok = 0u;
-    if (cg_lane() == 0u && try_claim(hint)) { ok = 1u; }
-    if (cg_broadcast(ok, 0u) == 1u) {
-      g_write_slot(hint, i, k, d, desired);
-      return vec2<u32>(ST_INSERTED, hint);
-    }
-  }
   for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
     var first = b1;
     var second = b2;
-    var m1 = g_free_mask(b1);
+    var m1 = g_empty_mask(b1);
     var m2 = vec4<u32>(0u);
     if (DUAL) {
-      m2 = g_free_mask(b2);
+      m2 = g_empty_mask(b2);
       if (g_count(m2) > g_count(m1)) {
         first = b2;
         second = b1;
@@ -204,7 +191,6 @@ ${groupEntry(v.subgroups)} {
     var live = false;
     var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
     var desired = vec2<u32>(0u);
-    var hint = NONE;
     if (i < params.n) {
       let st = atomicLoad(&out[OUT_HEAD + i]);
       if (st == ST_PENDING || st == ST_BUSY) {
@@ -212,15 +198,12 @@ ${groupEntry(v.subgroups)} {
         k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
         desired = score_new(i);
       }
-      // Pending: the update pass left a free-slot hint in the slot word (the batch's first insert
-      // pass; after it no key is pending, and busy keys take no hint).
-      if (st == ST_PENDING) { hint = atomicLoad(&out[OUT_HEAD + params.n + i]); }
     }
     let h = hkv_hash(k);
     var result = vec2<u32>(ST_BUSY, NONE);
     ${groupQueue(
       'live',
-      `let r = g_insert(cg_broadcast(i, src), g_bc2(k, src), g_bc2(h, src), g_bc2(desired, src), cg_broadcast(hint, src));
+      `let r = g_insert(cg_broadcast(i, src), g_bc2(k, src), g_bc2(h, src), g_bc2(desired, src));
       if (cg_lane() == src) { result = r; }`,
     )}
     if (live) {

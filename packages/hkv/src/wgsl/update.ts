@@ -53,8 +53,7 @@ export interface UpdateVariant extends ValueVariant, GroupVariant {
  * settled looks itself up through its bucket's digest line (a group of lanes per key, as the
  * reader pass, the line read as quads through a read-only binding) and, when present, updates its
  * value and/or score in place. It changes no key, digest or slot, so it needs no claim; keys are
- * distinct here (the dedupe pass ran), so no two invocations write one slot. An absent key to be
- * inserted leaves in its slot word a free slot of its bucket for the insert pass to try first.
+ * distinct here (the dedupe pass ran), so no two invocations write one slot.
  */
 export const updateKernel = defineKernel({
   name: 'hkv.update',
@@ -88,7 +87,6 @@ export const updateKernel = defineKernel({
   }),
   source: (decls, v) => {
     const values = v.mode !== UpdateMode.assignScores && v.mode !== UpdateMode.touch;
-    const inserts = v.mode === UpdateMode.upsert || v.mode === UpdateMode.touch || v.mode === UpdateMode.accum;
     const coop = values && groupCopies(v);
     const io = valueWords(v.dim);
     const write = (g: string, i: string, j: string) =>
@@ -127,27 +125,12 @@ ${groupEntry(v.subgroups)} {
       if (cg_lane() == src) { g = r; }`,
           )
     }
-    // Single-bucket mode: a pending key's free-slot hint for the insert pass (g_free_hint), from the
-    // line the lookup just read, or the key's start slot when the cache is known empty.
-    var hint = NONE;
-    ${
-      !inserts || v.dual
-        ? ''
-        : v.empty
-          ? 'if (live) { hint = hkv_bucket(h, params.mask) * BUCKET + (h.x & 127u); }'
-          : groupQueue(
-              'live && g == NONE',
-              `let r = g_free_hint(cg_broadcast(hkv_bucket(h, params.mask), src), cg_broadcast(h.x & 127u, src));
-      if (cg_lane() == src) { hint = r; }`,
-            )
-    }
     var write_values = false;
     if (live) {
       let accumulate = MODE == 4u && batch[4u * params.n + i] != 0u;
       if (g == NONE) {
         if (MODE == 0u || MODE == 5u || (MODE == 4u && !accumulate)) {
           out[OUT_HEAD + i] = ST_PENDING;
-          out[OUT_HEAD + params.n + i] = hint;
         } else if (MODE == 4u) {
           out[OUT_HEAD + i] = ST_IGNORED;
         } else {
