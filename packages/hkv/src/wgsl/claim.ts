@@ -27,9 +27,9 @@ fn release(g: u32) { atomicAnd(&bucket_meta[lock_base() + (g >> 5u)], ~(1u << (g
 fn is_claimed(g: u32) -> bool { return (atomicLoad(&bucket_meta[lock_base() + (g >> 5u)]) & (1u << (g & 31u))) != 0u; }
 fn digest_word(i: u32) -> u32 { return atomicLoad(&bucket_meta[i]); }
 fn key_at(g: u32) -> vec2<u32> { return vec2<u32>(atomicLoad(&keys[2u * g]), atomicLoad(&keys[2u * g + 1u])); }
-fn score_at(g: u32) -> vec2<u32> { return scores[g]; }
+fn score_at(g: u32) -> vec2<u32> { return vec2<u32>(atomicLoad(&scores[2u * g]), atomicLoad(&scores[2u * g + 1u])); }
 fn set_key(g: u32, k: vec2<u32>) { atomicStore(&keys[2u * g], k.x); atomicStore(&keys[2u * g + 1u], k.y); }
-fn set_score(g: u32, s: vec2<u32>) { scores[g] = s; }
+fn set_score(g: u32, s: vec2<u32>) { atomicStore(&scores[2u * g], s.x); atomicStore(&scores[2u * g + 1u], s.y); }
 /** Sets slot g's digest byte (the other three bytes of the word belong to other slots: atomics). */
 fn set_digest(g: u32, d: u32) {
   let w = g >> 2u;

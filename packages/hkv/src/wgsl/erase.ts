@@ -20,7 +20,7 @@ export const eraseKernel = defineKernel({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
     keys: storage('read_write', 'atomic<u32>'),
-    scores: storage('read_write', 'vec2<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     out: storage('read_write', 'atomic<u32>'),
   },

@@ -184,8 +184,8 @@ fn g_min_victim(b: u32, start: u32) -> vec3<u32> {
   var best = vec3<u32>(0xffffffffu, 0xffffffffu, NONE);
   for (var q = 0u; q < G_SLOTS; q++) {
     let s = q * TILE + cg_lane();
-    let sc = score_at(b * BUCKET + s);
     if (((g_pick(c, s >> 5u) >> (s & 31u)) & 1u) != 0u) { continue; }
+    let sc = score_at(b * BUCKET + s);
     let cand = vec3<u32>(sc.x, sc.y, (s + BUCKET - rot) & 127u);
     if (g_before(cand, best)) { best = cand; }
   }

@@ -70,7 +70,7 @@ export const insertKernel = defineKernel({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
     keys: storage('read_write', 'atomic<u32>'),
-    scores: storage('read_write', 'vec2<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     batch: storage('read', 'u32'),
     in_vals: storage('read', valueWords(v.dim).element),
     out: storage('read_write', 'atomic<u32>'),

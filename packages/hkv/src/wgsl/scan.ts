@@ -36,7 +36,7 @@ export const scanKernel = defineKernel({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),
     keys: storage('read_write', 'atomic<u32>'),
-    scores: storage('read_write', 'vec2<u32>'),
+    scores: storage('read_write', 'atomic<u32>'),
     out: storage('read_write', 'atomic<u32>'),
     ...(v.export ? { ev_vals: storage('read_write', 'f32'), ...sliceBindings(v.slices, 'read') } : {}),
   }),
