@@ -127,9 +127,6 @@ function upsertInserts(plan: UpsertPlan): boolean {
 }
 
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
-/** Experiment switch: fold insertOrAssign's update pass into its first insert pass. */
-const FOLD_UPSERT = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.HKV_FOLD !== '0';
-
 export class HkvEngine {
   private lists: GPUBuffer | undefined;
   /**
@@ -218,15 +215,6 @@ export class HkvEngine {
     // sorts the keys. Later batches look them up.
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
-    // insertOrAssign folds its update pass into the first insert pass (InsertVariant.lookup).
-    const folded = plan.mode === UpdateMode.upsert && FOLD_UPSERT;
-    if (folded) {
-      this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time, shared, { empty, deduped });
-      for (let pass = 0; pass < plan.insertPasses; pass++) this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time, shared);
-      encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
-      if (scratch) this.gpu.pool.release(scratch);
-      return;
-    }
     updateKernel
       .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty, deduped })
       .encode(this.gpu, encoder, {
@@ -281,8 +269,6 @@ export class HkvEngine {
     plan: UpsertPlan,
     time?: PassTimer,
     shared?: SharedCopies,
-    /** The first pass of an insertOrAssign, which looks its keys up and updates the present ones. */
-    lookup?: { empty: boolean; deduped: boolean },
   ): void {
     const n = staged.n;
     const windows = this.windows(storage);
@@ -295,9 +281,6 @@ export class HkvEngine {
         evict: plan.evict,
         dual: this.dual,
         windowed: windows.length > 1,
-        lookup: lookup !== undefined,
-        empty: lookup?.empty ?? false,
-        deduped: lookup?.deduped ?? true,
       })
       .encode(this.gpu, encoder, {
         buffers: bind({
