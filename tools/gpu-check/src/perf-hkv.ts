@@ -4,6 +4,8 @@
  * absent ones, dim 1, LRU, unique keys. GPU timestamps, median of the reps; a progress line per step
  * so a slow pass shows where it is.
  *   node perf-hkv.mjs [log2 capacities, comma-separated] [loads] [dims]
+ * A load above 1 inserts that many times the capacity from empty: the keys past a full bucket evict
+ * (load 2: the second half of the keys, a full cache's steady state).
  * Env: REPS (default 3), GATHER (G/s, for shares), TILES (comma-separated lanes per cooperative
  * group, 0 = one invocation per key; default the cache's choice), WALL=1 (also time each rep as its
  * own submission, submit to completion), BATCH (keys per batch; default
