@@ -30,6 +30,7 @@ export {
   bucketOf,
   digestOf,
   EMPTY_DIGEST,
+  hashByteOf,
   isReservedKey,
   keyHash,
   RESERVED_KEYS,

@@ -44,12 +44,18 @@ export function startWordOf(lo: number, hi: number): number {
   return (keyHash(lo, hi)[0] & 127) >>> 2;
 }
 
+/** A key's hash byte a digest is taken from: hash bits 32..39, or 56..63 in dual-bucket mode. */
+export function hashByteOf(lo: number, hi: number, dual = false): number {
+  const h = keyHash(lo, hi)[1];
+  return dual ? h >>> 24 : h & 0xff;
+}
+
 /**
  * The digest free slots carry: the single-mode hash byte of the empty key. No stored key carries it
  * (see `digestOf`), so a slot whose digest is this byte is free, or being written by the invocation
  * that holds its claim.
  */
-export const EMPTY_DIGEST = keyHash(EMPTY_KEY[0], EMPTY_KEY[1])[1] & 0xff;
+export const EMPTY_DIGEST = hashByteOf(EMPTY_KEY[0], EMPTY_KEY[1]);
 
 /**
  * A key's one-byte digest: hash bits 32..39, as NVIDIA's library takes them; in dual-bucket mode
@@ -59,8 +65,7 @@ export const EMPTY_DIGEST = keyHash(EMPTY_KEY[0], EMPTY_KEY[1])[1] & 0xff;
  * concurrent inserters skip that slot's score when they look for the bucket's minimum.
  */
 export function digestOf(lo: number, hi: number, dual = false): number {
-  const h = keyHash(lo, hi)[1];
-  const byte = dual ? h >>> 24 : h & 0xff;
+  const byte = hashByteOf(lo, hi, dual);
   return byte === EMPTY_DIGEST ? byte ^ 1 : byte;
 }
 
