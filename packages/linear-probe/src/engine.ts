@@ -42,7 +42,8 @@ import {
 } from './wgsl/kernels';
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
-import type { LinearProbeParams, LinearProbeParamValues } from './wgsl/params';
+import { type LinearProbeParams, type LinearProbeParamValues, WORKGROUP_SIZE } from './wgsl/params';
+import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowScatterKernel } from './wgsl/window-order';
 import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
 /** Tables of at most this many slots insert on the atomic path ('auto'): see useBulk. */
@@ -71,7 +72,18 @@ export interface LinearProbeSettings {
    * the device binds whole (so small tables exercise the windowed kernels).
    */
   windows?: number;
+  /** Test-only: whether finds and atomic-path inserts take the batch in window order (see ordersBatch). */
+  windowOrder?: 'auto' | 'always' | 'never';
 }
+
+/**
+ * Finds and atomic-path inserts over tables of more slot bytes than this take their batch in
+ * window order (wgsl/window-order.ts): random reads over 1 or 2 GiB ran at the gather rate on an
+ * H100, over 4 GiB 5 times slower, and in window order at 0.95 of it (perf-span).
+ */
+const ORDER_FROM_BYTES = 2 ** 31;
+/** Smaller batches run in batch order: the order's three passes would cost more than they save. */
+const ORDER_MIN_BATCH = 2 ** 16;
 
 /**
  * Storage bindings an apply pass binds besides the slot windows (ops, keys, values, out, counters,
@@ -198,6 +210,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     }
     // Long probes walked by the subgroup when the batch takes the table past coopFromLoad.
     const coop = this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity;
+    const ordered = this.ordersBatch(n);
     const kernel = insertKernel.variant({
       layout: this.layout.name,
       assign,
@@ -208,15 +221,17 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       subgroups: this.probing.coop,
       privateSteps: this.probing.privateInsertSteps,
       coopTile: this.probing.coopTile,
+      ordered,
       ...this.windowing,
     });
-    this.dispatch(
-      encoder,
-      kernel,
-      n,
-      { slots: this.slotsBinding, keys, values, counters: this.counters, failed: this.failures.buffer },
-      { maxWorkgroups: TALLY_WORKGROUPS, timestampWrites: options.timestampWrites },
-    );
+    const { first, last } = ordered ? timestampEnds(options.timestampWrites) : { first: undefined, last: options.timestampWrites };
+    const order = ordered ? { order: this.encodeWindowOrder(encoder, keys, n, first) } : {};
+    const buffers = { slots: this.slotsBinding, keys, values, counters: this.counters, failed: this.failures.buffer };
+    // The variant binds `order` only when ordered; the bindings' type cannot follow the variant.
+    this.dispatch(encoder, kernel, n, { ...buffers, ...order } as typeof buffers & { order: GPUBuffer }, {
+      maxWorkgroups: TALLY_WORKGROUPS,
+      timestampWrites: last,
+    });
     return 'atomic';
   }
 
@@ -231,6 +246,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const buffers = { slots_ro: this.slotsBinding, keys, out_values: outValues, out_found: outFound };
     const { pairsAhead, privateSteps, coopTile } = this.probing;
     const coop = this.probing.coop && this.size > this.probing.coopFromLoad * this.capacity;
+    const ordered = this.ordersBatch(n);
     const kernel = findKernel.variant({
       layout: this.layout.name,
       pairsAhead,
@@ -238,9 +254,42 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       subgroups: coop,
       privateSteps,
       coopTile,
+      ordered,
       ...this.windowing,
     });
-    this.dispatch(encoder, kernel, n, buffers, { timestampWrites });
+    // Ordered, the timing spans the order's first pass to the find's end.
+    const { first, last } = ordered ? timestampEnds(timestampWrites) : { first: undefined, last: timestampWrites };
+    const order = ordered ? { order: this.encodeWindowOrder(encoder, keys, n, first) } : {};
+    // The variant binds `order` only when ordered; the bindings' type cannot follow the variant.
+    this.dispatch(encoder, kernel, n, { ...buffers, ...order } as typeof buffers & { order: GPUBuffer }, { timestampWrites: last });
+  }
+
+  /** Whether a find or atomic-path insert of `n` keys takes its batch in window order (wgsl/window-order.ts). */
+  private ordersBatch(n: number): boolean {
+    const { windows } = this.windowing;
+    const mode = this.settings.windowOrder ?? 'auto';
+    if (windows === 1 || mode === 'never' || n === 0) return false;
+    return mode === 'always' || (n >= ORDER_MIN_BATCH && this.capacity * 4 * this.layout.wordsPerSlot > ORDER_FROM_BYTES);
+  }
+
+  /** The batch's indices window by window, in a scratch buffer the next kernel reads as `order`. */
+  private encodeWindowOrder(
+    encoder: GPUCommandEncoder,
+    keys: GPUBuffer,
+    n: number,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): GPUBuffer {
+    const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
+    const variant = { layout: this.layout.name, ...this.windowing };
+    const runs = variant.windows * chunks;
+    const tallies = this.scratch.get('order.tallies', runs * 4);
+    const offsets = this.scratch.get('order.offsets', runs * 4);
+    const order = this.scratch.get('order', n * 4);
+    const grid = { invocations: chunks * WORKGROUP_SIZE, maxWorkgroups: chunks };
+    this.dispatch(encoder, windowCountKernel.variant(variant), n, { keys, tallies }, { ...grid, timestampWrites });
+    encodeExclusiveScan(this.gpu, encoder, tallies, offsets, runs);
+    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order }, grid);
+    return order;
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

@@ -364,6 +364,39 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
     },
   },
   {
+    name: 'finds and inserts in window order over slots in 4 bindings match a CPU model: hits, misses, probes across windows',
+    async run({ gpu, rng, scale }) {
+      const capacity = 4096 * scale;
+      const keys = universe(rng, capacity);
+      const stored = keys.subarray(0, Math.floor(capacity * 0.9));
+      const options = { capacity, growth: false, maxLoadFactor: 1, windows: 4, windowOrder: 'always', bulkInsert: 'never' } as const;
+      const table = await LinearProbeTable.create(gpu, options);
+      const model = new TableModel();
+      const values = rng.u32Array(stored.length);
+      const r = await table.insert(stored, values);
+      model.insert(stored, values, false);
+      expect(r.failed.length === 0, `${r.failed.length} keys not placed at load 0.9`);
+      // One key; part of a workgroup; several chunks of several rounds each; the whole universe.
+      for (const n of [1, 200, 1025 + rng.below(3000 * scale), keys.length]) {
+        await expectTableMatches(table, model, pick(rng, keys, n), `a batch of ${n}`);
+      }
+      // Inserts in window order too (the atomic path), duplicates and assignments included.
+      const more = pick(rng, keys, 1025 + rng.below(300 * scale));
+      const moreValues = rng.u32Array(more.length);
+      const before = model.size;
+      const added = await table.insertOrAssign(more, moreValues);
+      const allowed = model.insert(more, moreValues, true);
+      expect(
+        added.failed.length === 0 && added.inserted === model.size - before,
+        `inserted ${added.inserted}, model added ${model.size - before}`,
+      );
+      const { values: got, found } = await table.find(more);
+      expectMatchesModel(more, found, got, model, allowed);
+      await expectTableMatches(table, model, keys, 'after the ordered inserts');
+      table.destroy();
+    },
+  },
+  {
     name: 'misuse gets typed errors: mismatched lengths, use after destroy',
     async run({ gpu }) {
       const table = await LinearProbeTable.create(gpu, { capacity: 64 });

@@ -104,4 +104,24 @@ export const u64Checks = defineChecks('linear-probe/u64', [
       table.destroy();
     },
   },
+  {
+    name: 'u64 keys: finds in window order over slots in 4 bindings match a CPU model',
+    async run({ gpu, rng, scale }) {
+      const capacity = 2048 * scale;
+      const keys = u64Universe(rng, capacity);
+      const stored = keys.subarray(0, Math.floor(capacity * 0.85));
+      const options = { capacity, keyType: 'u64', growth: false, maxLoadFactor: 1, windows: 4, windowOrder: 'always' } as const;
+      const table = await LinearProbeTable.create(gpu, options);
+      const model = new TableModel<bigint>();
+      const values = rng.u32Array(stored.length);
+      expect((await table.insert(stored, values)).failed.length === 0, 'a key was not placed at load 0.85');
+      model.insert(stored, values, false);
+      for (const n of [1, 1025 + rng.below(1000 * scale), keys.length]) {
+        const probe = pick(rng, keys, n);
+        const { values: got, found } = await table.find(probe);
+        expectMatchesModel(probe, found, got, model);
+      }
+      table.destroy();
+    },
+  },
 ]);

@@ -2,7 +2,13 @@ import { LinearProbeTable, RESERVED_KEYS } from '@gpuhash/linear-probe';
 import { dictionaryTableEntry } from './dictionary';
 import type { TableEntry } from './types';
 
-function entry(name: string, bulkInsert: 'auto' | 'never', description: string, windows?: number): TableEntry {
+function entry(
+  name: string,
+  bulkInsert: 'auto' | 'never',
+  description: string,
+  windows?: number,
+  windowOrder?: 'auto' | 'never',
+): TableEntry {
   return dictionaryTableEntry({
     name,
     description,
@@ -11,7 +17,7 @@ function entry(name: string, bulkInsert: 'auto' | 'never', description: string, 
     // Unbounded probing (maxProbes = capacity), as in the paper and cuCollections: the default
     // bound of 4096 can refuse keys near load 0.95 at 2^27 slots, where clusters grow longer.
     make: (gpu, capacity) =>
-      LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert, windows }),
+      LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, maxProbes: capacity, bulkInsert, windows, windowOrder }),
   });
 }
 
@@ -40,5 +46,20 @@ export const linearProbeWindows: TableEntry = {
   optIn: true,
 };
 
+/**
+ * The same table with every find in batch order, however large the table: what window order
+ * (finds over more than 2 GiB of slots taken window by window) gains, against 'linear-probe'.
+ */
+export const linearProbeBatchOrder: TableEntry = {
+  ...entry(
+    'linear-probe-batch-order',
+    'auto',
+    '@gpuhash/linear-probe with finds in batch order at every size (only when --table names it)',
+    undefined,
+    'never',
+  ),
+  optIn: true,
+};
+
 /** The bench's entries for @gpuhash/linear-probe (read by packages.generated.ts). */
-export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic, linearProbeWindows];
+export const tables: readonly TableEntry[] = [linearProbe, linearProbeAtomic, linearProbeWindows, linearProbeBatchOrder];

@@ -13,6 +13,7 @@ import type { KeyLayout } from './layout';
 import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
+import { batchGridLoop, chunkItem, orderBinding } from './window-order';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 export { WORKGROUP_SIZE };
@@ -62,7 +63,8 @@ const atomicsRW = storage('read_write', 'atomic<u32>');
  * table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead
  * of load, then CAS; `ahead` slots read at once past an occupied slot. With `coop` (u32 keys,
  * blind CAS, no tombstone reuse), inserts still going after `privateSteps` read-aheads are walked
- * by groups of `coopTile` lanes (layout-u32.ts).
+ * by groups of `coopTile` lanes (layout-u32.ts). With `ordered`, the batch is walked in the order
+ * `order` lists its indices (window-order.ts).
  */
 export const insertKernel = defineKernel({
   name: 'linear-probe.insert',
@@ -77,9 +79,18 @@ export const insertKernel = defineKernel({
     subgroups: false,
     privateSteps: PRIVATE_INSERT_STEPS,
     coopTile: COOP_TILE,
+    ordered: false,
   },
   params: linearProbeParams,
-  bindings: (v) => ({ params: uniform(), slots: slotsRW(v), keys: words, values: words, counters: atomicsRW, failed: atomicsRW }),
+  bindings: (v) => ({
+    params: uniform(),
+    slots: slotsRW(v),
+    keys: words,
+    values: words,
+    counters: atomicsRW,
+    failed: atomicsRW,
+    ...orderBinding(v.ordered),
+  }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
     const windows = slotWindows(v, ATOMIC_SLOTS);
@@ -100,8 +111,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   var added = 0u;
   // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
-    let i = base + lid;
-    var live = i < params.n;
+    let i = ${chunkItem(v.ordered)};
+    var live = base + lid < params.n;
     var key = EMPTY;
     var value = 0u;
     if (live) {
@@ -129,7 +140,7 @@ ${decls}
 ${entry} {
   var added = 0u;
   var untombed = 0u;
-  ${gridLoop} {
+  ${batchGridLoop(v.ordered)}
     let key = ${L.readKey('i')};
     if (${L.isReserved('key')}) { report_failure(i | 0x80000000u); continue; }
     let r = lp_insert(key, values[i], ASSIGN);
@@ -148,12 +159,21 @@ ${entry} {
  * Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound
  * read-only), `pairsAhead` pairs a step past the home pair. With `coop` (u32 keys), the probes
  * still going after `privateSteps` steps are walked by groups of `coopTile` lanes of a subgroup
- * (layout-u32.ts).
+ * (layout-u32.ts). With `ordered`, the batch is walked in the order `order` lists its indices
+ * (window-order.ts); each answer still lands at its key's batch index.
  */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, pairsAhead: PAIRS_AHEAD, coop: false, subgroups: false, privateSteps: PRIVATE_STEPS, coopTile: COOP_TILE },
+  variant: {
+    ...u32Keys,
+    pairsAhead: PAIRS_AHEAD,
+    coop: false,
+    subgroups: false,
+    privateSteps: PRIVATE_STEPS,
+    coopTile: COOP_TILE,
+    ordered: false,
+  },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
@@ -161,6 +181,7 @@ export const findKernel = defineKernel({
     keys: words,
     out_values: storage('read_write', 'u32'),
     out_found: storage('read_write', 'u32'),
+    ...orderBinding(v.ordered),
   }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
@@ -174,8 +195,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   cg_init_tiled(cg_sg_lane, cg_sg_size, ${v.coopTile >>> 0}u);
   // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
-    let i = base + lid;
-    let live = i < params.n;
+    let i = ${chunkItem(v.ordered)};
+    let live = base + lid < params.n;
     var key = EMPTY;
     if (live) { key = keys[i]; }
     // A reserved key is never stored: it would match an empty or erased slot's marker.
@@ -192,7 +213,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
       /* wgsl */ `
 ${decls}
 ${entry} {
-  ${gridLoop} {
+  ${batchGridLoop(v.ordered)}
     let key = ${L.readKey('i')};
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     var r = vec2<u32>(0u, 0u);
