@@ -117,8 +117,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
    * How probes are walked (wgsl/kernels.ts): slots an insert reads ahead (`coopAhead` when its
    * subgroup takes the rest), slot pairs a lookup reads ahead, and whether long probes are walked
    * by `coopTile` lanes of a subgroup (`coop`, in batches past load `coopFromLoad`, after
-   * `privateSteps` lookup steps or `privateInsertSteps` insert read-aheads alone), and whether a
-   * window order ranks each subgroup's keys together (`orderSubgroups`, wgsl/window-order.ts).
+   * `privateSteps` lookup steps or `privateInsertSteps` insert read-aheads alone).
    * tools/gpu-check's perf-insert compares settings.
    */
   readonly probing: {
@@ -130,7 +129,6 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     privateSteps: number;
     privateInsertSteps: number;
     coopTile: number;
-    orderSubgroups: boolean;
   };
 
   constructor(
@@ -155,7 +153,6 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       privateSteps: PRIVATE_STEPS,
       privateInsertSteps: PRIVATE_INSERT_STEPS,
       coopTile: COOP_TILE,
-      orderSubgroups: gpu.subgroups.supported,
     };
   }
 
@@ -283,7 +280,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer {
     const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
-    const variant = { layout: this.layout.name, subgroups: this.probing.orderSubgroups, ...this.windowing };
+    const variant = { layout: this.layout.name, ...this.windowing };
     const runs = variant.windows * chunks;
     const tallies = this.scratch.get('order.tallies', runs * 4);
     const offsets = this.scratch.get('order.offsets', runs * 4);

@@ -371,8 +371,6 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       const stored = keys.subarray(0, Math.floor(capacity * 0.9));
       const options = { capacity, growth: false, maxLoadFactor: 1, windows: 4, windowOrder: 'always', bulkInsert: 'never' } as const;
       const table = await LinearProbeTable.create(gpu, options);
-      // Either way of ranking a window's keys (a subgroup's keys together, or one by one).
-      table.probing.orderSubgroups = gpu.subgroups.supported && rng.below(2) === 0;
       const model = new TableModel();
       const values = rng.u32Array(stored.length);
       const r = await table.insert(stored, values);
@@ -381,7 +379,6 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       // One key; part of a workgroup; several chunks of several rounds each; the whole universe.
       for (const n of [1, 200, 1025 + rng.below(3000 * scale), keys.length]) {
         await expectTableMatches(table, model, pick(rng, keys, n), `a batch of ${n}`);
-        table.probing.orderSubgroups = gpu.subgroups.supported && !table.probing.orderSubgroups;
       }
       // Inserts in window order too (the atomic path), duplicates and assignments included.
       const more = pick(rng, keys, 1025 + rng.below(300 * scale));

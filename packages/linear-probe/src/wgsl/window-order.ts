@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, cooperativeEntryParams, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
@@ -25,45 +25,19 @@ export const ORDER_WORKGROUPS = 4096;
 /** Keys a chunk holds at least (4 rounds of a workgroup), so small batches take few workgroups too. */
 export const ORDER_CHUNK_MIN = 1024;
 
-/** `subgroups`: a subgroup's keys of one window take their ranks with one workgroup atomic. */
-type OrderVariant = { layout: KeyLayout['name']; subgroups: boolean } & SlotWindows;
+type OrderVariant = { layout: KeyLayout['name'] } & SlotWindows;
 
-const variant: OrderVariant = { layout: 'u32', subgroups: false, windows: 2, windowSlotsLog2: 6 };
+const variant: OrderVariant = { layout: 'u32', windows: 2, windowSlotsLog2: 6 };
 
-/**
- * `window_rank(w, live)`: the key's rank among its chunk's keys of window w so far, counted in
- * `wg_tally`. Per key, every lane of a workgroup hits the same few counters; with subgroups, the
- * lanes of one window agree on their ranks first (prefix sums), and one of them adds their count.
- */
-function windowRankFn(subgroups: boolean): string {
-  if (!subgroups)
-    return /* wgsl */ `
-fn window_rank(w: u32, live: bool) -> u32 {
-  if (!live) { return 0u; }
-  return atomicAdd(&wg_tally[w], 1u);
-}`;
-  return /* wgsl */ `
-fn window_rank(w: u32, live: bool) -> u32 {
-  var pending = live;
-  var rank = 0u;
-  loop {
-    // The lowest window a lane of the subgroup still has to rank.
-    let k = subgroupMin(select(0xffffffffu, w, pending));
-    if (k == 0xffffffffu) { break; }
-    let mine = pending && w == k;
-    let before = subgroupExclusiveAdd(u32(mine));
-    let count = subgroupAdd(u32(mine));
-    var first = 0u;
-    if (mine && before == 0u) { first = atomicAdd(&wg_tally[k], count); }
-    first = subgroupMax(first);
-    if (mine) { rank = first + before; pending = false; }
-  }
-  return rank;
-}`;
-}
+/** The chunk loop both passes share: workgroup `g` of G takes keys [g * per, (g + 1) * per). */
+const chunkOfWorkgroup = /* wgsl */ `
+  let chunks = grid_threads(nwg, ${WORKGROUP_SIZE}u) / ${WORKGROUP_SIZE}u;
+  let chunk = grid_workgroup(wid, nwg);
+  let per = (params.n + chunks - 1u) / chunks;
+  let start = chunk * per;
+  let end = min(params.n, start + per);`;
 
-/** Both passes: workgroup g of G takes keys [g * per, (g + 1) * per) in whole-workgroup rounds. */
-const orderSource = (perKey: string, after: string, v: OrderVariant, decls: string) => {
+const orderSource = (body: string, v: OrderVariant, decls: string) => {
   const L = keyLayout(v.layout);
   return composeWgsl(
     /* wgsl */ `
@@ -74,28 +48,15 @@ fn window_of(i: u32) -> u32 {
   let key = ${L.readKey('i')};
   return lp_home(key) >> ${v.windowSlotsLog2 >>> 0}u;
 }
-${windowRankFn(v.subgroups)}
-${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))} {
-  let chunks = grid_threads(nwg, ${WORKGROUP_SIZE}u) / ${WORKGROUP_SIZE}u;
-  let chunk = grid_workgroup(wid, nwg);
-  let per = (params.n + chunks - 1u) / chunks;
-  let start = chunk * per;
-  let end = min(params.n, start + per);
+${entryPoint(WORKGROUP_SIZE)} {
+${chunkOfWorkgroup}
   // Zeroed here, not left to the implicit initialization: without a barrier of its own, the
   // scatter's ranks repeated on SwiftShader.
   if (lid < WINDOWS) { atomicStore(&wg_tally[lid], 0u); }
   workgroupBarrier();
-  for (var round = start; round < end; round += ${WORKGROUP_SIZE}u) {
-    let i = round + lid;
-    let live = i < end;
-    var w = 0u;
-    if (live) { w = window_of(i); }
-    let rank = window_rank(w, live);
-    ${perKey}
-  }
-  ${after}
+${body}
 }`,
-    { modules: [gridModule, L.common], enables: v.subgroups ? ['subgroups'] : [] },
+    { modules: [gridModule, L.common] },
   );
 };
 
@@ -108,8 +69,9 @@ export const windowCountKernel = defineKernel({
   bindings: { params: uniform(), keys: storage('read', 'u32'), tallies: storage('read_write', 'u32') },
   source: (decls, v) =>
     orderSource(
-      '_ = rank;',
-      /* wgsl */ `workgroupBarrier();
+      /* wgsl */ `
+  for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) { atomicAdd(&wg_tally[window_of(i)], 1u); }
+  workgroupBarrier();
   if (lid < WINDOWS) { tallies[lid * chunks + chunk] = atomicLoad(&wg_tally[lid]); }`,
       v,
       decls,
@@ -128,7 +90,17 @@ export const windowScatterKernel = defineKernel({
     offsets: storage('read', 'u32'),
     order: storage('read_write', 'u32'),
   },
-  source: (decls, v) => orderSource('if (live) { order[offsets[w * chunks + chunk] + rank] = i; }', '', v, decls),
+  source: (decls, v) =>
+    orderSource(
+      /* wgsl */ `
+  for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) {
+    let w = window_of(i);
+    let rank = atomicAdd(&wg_tally[w], 1u);
+    order[offsets[w * chunks + chunk] + rank] = i;
+  }`,
+      v,
+      decls,
+    ),
 });
 
 /** The `order` binding of a kernel's ordered variant. */
