@@ -33,9 +33,8 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> extends Diction
    */
   windows?: number;
   /**
-   * @internal Test-only: whether finds and inserts on the atomic path take the batch in window
-   * order (window-order.ts). 'auto' (default) does for batches of at least 2^16 keys over tables
-   * of more than 2 GiB of slots.
+   * @internal Test-only: whether finds take the batch in window order (window-order.ts). 'auto'
+   * (default) does for batches of at least 2^16 keys over tables of more than 2 GiB of slots.
    */
   windowOrder?: 'auto' | 'always' | 'never';
 }

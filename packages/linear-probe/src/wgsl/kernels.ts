@@ -63,8 +63,7 @@ const atomicsRW = storage('read_write', 'atomic<u32>');
  * table has tombstones; `blindCas` claims by CAS on every probed slot (the paper's insert) instead
  * of load, then CAS; `ahead` slots read at once past an occupied slot. With `coop` (u32 keys,
  * blind CAS, no tombstone reuse), inserts still going after `privateSteps` read-aheads are walked
- * by groups of `coopTile` lanes (layout-u32.ts). With `ordered`, the batch is walked in the order
- * `order` lists its indices (window-order.ts).
+ * by groups of `coopTile` lanes (layout-u32.ts).
  */
 export const insertKernel = defineKernel({
   name: 'linear-probe.insert',
@@ -79,18 +78,9 @@ export const insertKernel = defineKernel({
     subgroups: false,
     privateSteps: PRIVATE_INSERT_STEPS,
     coopTile: COOP_TILE,
-    ordered: false,
   },
   params: linearProbeParams,
-  bindings: (v) => ({
-    params: uniform(),
-    slots: slotsRW(v),
-    keys: words,
-    values: words,
-    counters: atomicsRW,
-    failed: atomicsRW,
-    ...orderBinding(v.ordered),
-  }),
+  bindings: (v) => ({ params: uniform(), slots: slotsRW(v), keys: words, values: words, counters: atomicsRW, failed: atomicsRW }),
   source: (decls, v) => {
     const L = keyLayout(v.layout);
     const windows = slotWindows(v, ATOMIC_SLOTS);
@@ -111,8 +101,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   var added = 0u;
   // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
-    let i = ${chunkItem(v.ordered)};
-    var live = base + lid < params.n;
+    let i = base + lid;
+    var live = i < params.n;
     var key = EMPTY;
     var value = 0u;
     if (live) {
@@ -140,7 +130,7 @@ ${decls}
 ${entry} {
   var added = 0u;
   var untombed = 0u;
-  ${batchGridLoop(v.ordered)}
+  ${gridLoop} {
     let key = ${L.readKey('i')};
     if (${L.isReserved('key')}) { report_failure(i | 0x80000000u); continue; }
     let r = lp_insert(key, values[i], ASSIGN);
