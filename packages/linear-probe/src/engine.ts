@@ -257,7 +257,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     });
     // Ordered, the timing spans the order's first pass to the find's end.
     const { first, last } = ordered ? timestampEnds(timestampWrites) : { first: undefined, last: timestampWrites };
-    const order = ordered ? this.encodeWindowOrder(encoder, keys, n, first) : {};
+    const order = ordered ? { order: this.encodeWindowOrder(encoder, keys, n, first) } : {};
     // The variant binds `order` only when ordered; the bindings' type cannot follow the variant.
     this.dispatch(encoder, kernel, n, { ...buffers, ...order } as typeof buffers & { order: GPUBuffer }, { timestampWrites: last });
   }
@@ -270,28 +270,24 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     return mode === 'always' || (n >= ORDER_MIN_BATCH && this.capacity * 4 * this.layout.wordsPerSlot > ORDER_FROM_BYTES);
   }
 
-  /**
-   * The batch's indices window by window, and its keys in the same order: scratch buffers an
-   * ordered kernel binds as `order` and `keys`.
-   */
+  /** The batch's indices window by window, in a scratch buffer the next kernel reads as `order`. */
   private encodeWindowOrder(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
     n: number,
     timestampWrites?: GPUComputePassTimestampWrites,
-  ): { order: GPUBuffer; keys: GPUBuffer } {
+  ): GPUBuffer {
     const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
     const variant = { layout: this.layout.name, ...this.windowing };
     const runs = variant.windows * chunks;
     const tallies = this.scratch.get('order.tallies', runs * 4);
     const offsets = this.scratch.get('order.offsets', runs * 4);
     const order = this.scratch.get('order', n * 4);
-    const orderedKeys = this.scratch.get('order.keys', n * 4 * this.layout.wordsPerKey);
     const grid = { invocations: chunks * WORKGROUP_SIZE, maxWorkgroups: chunks };
     this.dispatch(encoder, windowCountKernel.variant(variant), n, { keys, tallies }, { ...grid, timestampWrites });
     encodeExclusiveScan(this.gpu, encoder, tallies, offsets, runs);
-    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order, ordered_keys: orderedKeys }, grid);
-    return { order, keys: orderedKeys };
+    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order }, grid);
+    return order;
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

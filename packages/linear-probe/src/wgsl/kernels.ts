@@ -13,7 +13,7 @@ import type { KeyLayout } from './layout';
 import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
-import { batchGridLoop, batchKeyAt, chunkItem, orderBinding } from './window-order';
+import { batchGridLoop, chunkItem, orderBinding } from './window-order';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 export { WORKGROUP_SIZE };
@@ -149,8 +149,8 @@ ${entry} {
  * Lookups through the read-only view of the table (`slots_ro`: the slots buffer, bound
  * read-only), `pairsAhead` pairs a step past the home pair. With `coop` (u32 keys), the probes
  * still going after `privateSteps` steps are walked by groups of `coopTile` lanes of a subgroup
- * (layout-u32.ts). With `ordered`, `keys` are the batch's keys in the order `order` lists their
- * indices (window-order.ts), and each answer still lands at its key's batch index.
+ * (layout-u32.ts). With `ordered`, the batch is walked in the order `order` lists its indices
+ * (window-order.ts); each answer still lands at its key's batch index.
  */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
@@ -188,7 +188,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
     let i = ${chunkItem(v.ordered)};
     let live = base + lid < params.n;
     var key = EMPTY;
-    if (live) { key = keys[${v.ordered ? 'base + lid' : 'i'}]; }
+    if (live) { key = keys[i]; }
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     let r = lp_find_coop(key, live && !${L.isReserved('key')});
     if (live) {
@@ -204,7 +204,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
 ${decls}
 ${entry} {
   ${batchGridLoop(v.ordered)}
-    let key = ${L.readKey(batchKeyAt(v.ordered))};
+    let key = ${L.readKey('i')};
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     var r = vec2<u32>(0u, 0u);
     if (!${L.isReserved('key')}) { r = lp_find(key); }

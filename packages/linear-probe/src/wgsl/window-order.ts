@@ -13,11 +13,10 @@ import type { SlotWindows } from './windows';
  *   1. count: each workgroup tallies, per window, the keys of its chunk of the batch whose home
  *      slot lies in that window;
  *   2. scan the tallies, window-major, into each (window, chunk) run's offset in `order`;
- *   3. scatter: each key's batch index into its run of `order`, and the key into the same place of
- *      `ordered_keys`.
+ *   3. scatter: each key's batch index into its run.
  * `order` then lists the batch window by window, and within a window by chunk, so the kernels that
- * walk it (the find kernel's `ordered` variant) touch one window at a time and, with it, nearby
- * answers; they read the keys in list order from `ordered_keys`, not through the index. A probe that runs past its window's end reads on into the next one as before.
+ * walk it (the find kernel's `ordered` variant) touch one window at a time and, with it, nearby keys
+ * and answers. A probe that runs past its window's end reads on into the next one as before.
  * The helpers at the end give a kernel its `ordered` variant.
  */
 
@@ -79,10 +78,7 @@ export const windowCountKernel = defineKernel({
     ),
 });
 
-/**
- * Each key's batch index into its (window, chunk) run of `order`, and the key itself at the same
- * place of `ordered_keys`; `offsets` are the scanned tallies.
- */
+/** Each key's batch index into its (window, chunk) run of `order`; `offsets` are the scanned tallies. */
 export const windowScatterKernel = defineKernel({
   name: 'linear-probe.window-order.scatter',
   workgroupSize: WORKGROUP_SIZE,
@@ -93,23 +89,18 @@ export const windowScatterKernel = defineKernel({
     keys: storage('read', 'u32'),
     offsets: storage('read', 'u32'),
     order: storage('read_write', 'u32'),
-    ordered_keys: storage('read_write', 'u32'),
   },
-  source: (decls, v) => {
-    const words = keyLayout(v.layout).wordsPerKey;
-    const copy = Array.from({ length: words }, (_, k) => `ordered_keys[${words}u * at + ${k}u] = keys[${words}u * i + ${k}u];`);
-    return orderSource(
+  source: (decls, v) =>
+    orderSource(
       /* wgsl */ `
   for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) {
     let w = window_of(i);
-    let at = offsets[w * chunks + chunk] + atomicAdd(&wg_tally[w], 1u);
-    order[at] = i;
-    ${copy.join('\n    ')}
+    let rank = atomicAdd(&wg_tally[w], 1u);
+    order[offsets[w * chunks + chunk] + rank] = i;
   }`,
       v,
       decls,
-    );
-  },
+    ),
 });
 
 /** The `order` binding of a kernel's ordered variant. */
@@ -117,18 +108,12 @@ export function orderBinding(ordered: boolean): { order: ReturnType<typeof stora
   return ordered ? { order: storage('read', 'u32') } : {};
 }
 
-/**
- * A grid-stride loop over the batch that opens its body with `i`, the batch index (walked in
- * `order` when ordered); the loop's key is at `batchKeyAt(ordered)` of the kernel's `keys`.
- */
+/** A grid-stride loop over the batch that opens its body with `i`, the batch index (walked in `order` when ordered). */
 export function batchGridLoop(ordered: boolean): string {
   return ordered
     ? `${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {\n    let i = order[j];`
     : `${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {`;
 }
-
-/** Where a loop's key lies in `keys`: at its batch index, or ordered, at its place in the list. */
-export const batchKeyAt = (ordered: boolean) => (ordered ? 'j' : 'i');
 
 /** A chunk loop's item `base + lid` as a batch index (through `order` when ordered; past the batch, itself). */
 export function chunkItem(ordered: boolean): string {
