@@ -23,7 +23,7 @@ import {
 } from '@gpuhash/core';
 import { BUSY_KEY } from './sentinels';
 import type { LinearProbeInsertOptions } from './types';
-import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, REGION_SLOTS } from './wgsl/bulk';
+import { bulkBuildKernel, bulkCountKernel, bulkScatterKernel, ONE_PAIR_WINDOW, type PairWindows, REGION_SLOTS } from './wgsl/bulk';
 import {
   applyKernel,
   COOP_FROM_LOAD,
@@ -46,6 +46,12 @@ import { type LinearProbeParams, type LinearProbeParamValues, WORKGROUP_SIZE } f
 import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowScatterKernel } from './wgsl/window-order';
 import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
+/**
+ * Bindings a bulk pass's grouped pairs may span: with 2, a part of a batch is 2^28 keys on the GPU
+ * hosts, so a build from the bench's key buffers (2^28 keys each) loads and stores every region
+ * once per buffer, not twice.
+ */
+const BULK_PAIR_WINDOWS = 2;
 /** Tables of at most this many slots insert on the atomic path ('auto'): see useBulk. */
 const BULK_MIN_CAPACITY = 2 ** 24;
 export const MIN_CAPACITY = 64;
@@ -72,6 +78,8 @@ export interface LinearProbeSettings {
    * the device binds whole (so small tables exercise the windowed kernels).
    */
   windows?: number;
+  /** Test-only: grouped pairs per binding of a bulk pass (fewer than a binding holds). */
+  bulkPairWindow?: number;
   /** Test-only: whether finds take the batch in window order (see ordersFinds). */
   windowOrder?: 'auto' | 'always' | 'never';
 }
@@ -477,10 +485,23 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     return n >= 1 << 15 && n * 8 >= this.capacity && this.size + n <= 0.8 * this.capacity;
   }
 
-  private bulkScratch(n: number): { pairs: GPUBuffer; spill: GPUBuffer; counts: GPUBuffer; cursors: GPUBuffer; regions: number } {
+  private bulkScratch(n: number): {
+    pairs: GPUBuffer | GPUBuffer[];
+    pairWindows: PairWindows;
+    spill: GPUBuffer;
+    counts: GPUBuffer;
+    cursors: GPUBuffer;
+    regions: number;
+  } {
     const regions = this.capacity / REGION_SLOTS;
+    const perWindow = this.pairsPerBinding;
+    const windows = Math.ceil(n / perWindow);
+    const pairs = Array.from({ length: windows }, (_, k) =>
+      this.scratch.get(k === 0 ? 'bulk.pairs' : `bulk.pairs.${k}`, Math.min(perWindow, n - k * perWindow) * 8),
+    );
     return {
-      pairs: this.scratch.get('bulk.pairs', n * 8),
+      pairs: windows === 1 ? (pairs[0] as GPUBuffer) : pairs,
+      pairWindows: windows === 1 ? ONE_PAIR_WINDOW : { pairWindows: windows, pairWindowLog2: Math.log2(perWindow) },
       spill: this.scratch.get('bulk.spill', (n + 1) * 4),
       counts: this.scratch.get('bulk.counts', regions * 4),
       cursors: this.scratch.get('bulk.cursors', regions * 4),
@@ -488,13 +509,19 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     };
   }
 
+  /** Grouped pairs (8 bytes each) one binding holds: 2^27 on the GPU hosts (test-only: fewer). */
+  private get pairsPerBinding(): number {
+    return Math.min(this.gpu.bindingElements(8), this.settings.bulkPairWindow ?? Number.POSITIVE_INFINITY);
+  }
+
   /**
-   * Keys one bulk pass takes: its grouped pairs (8 bytes a key) fill one storage binding at most
-   * (2^27 keys on the GPU hosts). A larger batch runs in parts of this many keys, one after another;
-   * each part's failed list names positions within that part.
+   * Keys one bulk pass takes: its grouped pairs fill BULK_PAIR_WINDOWS bindings at most (2^28 keys
+   * on the GPU hosts, the bench's key buffers). A larger batch runs in parts of this many keys, one
+   * after another, each loading and storing every region it touches; each part's failed list names
+   * positions within that part.
    */
   private get bulkPart(): number {
-    return this.gpu.bindingElements(8);
+    return BULK_PAIR_WINDOWS * this.pairsPerBinding;
   }
 
   private encodeBulkInsert(
@@ -530,10 +557,11 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     this.dispatch(encoder, bulkCountKernel.variant(), n, { keys, counts: b.counts }, { timestampWrites: first });
     encodeExclusiveScan(this.gpu, encoder, b.counts, b.cursors, b.regions);
     const scatter = { keys, values, cursors: b.cursors, pairs: b.pairs, failed: this.failures.buffer };
-    this.dispatch(encoder, bulkScatterKernel.variant(), n, scatter);
+    this.dispatch(encoder, bulkScatterKernel.variant(b.pairWindows), n, scatter);
     // The build's failed list is the spill: the pairs the spill pass inserts globally.
     const build = { slots: this.slotsBinding, pairs: b.pairs, ends: b.cursors, counters: this.counters, failed: b.spill };
-    this.dispatch(encoder, bulkBuildKernel.variant({ assign, ...this.windowing }), b.regions, build, { invocations: b.regions * 256 });
+    const buildKernel = bulkBuildKernel.variant({ assign, ...this.windowing, ...b.pairWindows });
+    this.dispatch(encoder, buildKernel, b.regions, build, { invocations: b.regions * 256 });
     const spill = { slots: this.slotsBinding, pairs: b.pairs, spill: b.spill, counters: this.counters, failed: this.failures.buffer };
     const coop = this.probing.coop && this.size + n > this.probing.coopFromLoad * this.capacity;
     const spillKernel = spillInsertKernel.variant({
@@ -543,6 +571,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       subgroups: coop,
       coopTile: this.probing.coopTile,
       ...this.windowing,
+      ...b.pairWindows,
     });
     this.dispatch(encoder, spillKernel, 0, spill, {
       invocations: 1024 * 256,

@@ -60,17 +60,29 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
   static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const where = 'LinearProbeTable.create';
     const d = LinearProbeTable.defaults;
-    const shared = resolveDictionaryOptions(where, options, d, ['keyType', 'maxProbes', 'windows', 'windowOrder']);
+    const shared = resolveDictionaryOptions(where, options, d, ['keyType', 'maxProbes', 'windows', 'windowOrder', 'bulkPairWindow']);
     const maxProbes = options.maxProbes ?? d.maxProbes;
     integerIn(where, 'maxProbes', maxProbes, 1, 2 ** 31);
     const keyType = options.keyType ?? d.keyType;
     oneOf(where, 'keyType', keyType, ['u32', 'u64']);
-    const { windows, windowOrder } = options;
+    const { windows, windowOrder, bulkPairWindow } = options;
+    if (
+      bulkPairWindow !== undefined &&
+      !(Number.isInteger(bulkPairWindow) && bulkPairWindow >= 1 && Number.isInteger(Math.log2(bulkPairWindow)))
+    )
+      throw new InvalidArgumentError(`${where}: bulkPairWindow must be a power of two, got ${String(bulkPairWindow)}`);
     if (windowOrder !== undefined) oneOf(where, 'windowOrder', windowOrder, ['auto', 'always', 'never']);
     if (windows !== undefined && !(Number.isInteger(windows) && windows >= 1 && Number.isInteger(Math.log2(windows))))
       throw new InvalidArgumentError(`${where}: windows must be a power of two, got ${String(windows)}`);
     return gpu.run(where, async () => {
-      const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), { ...shared, keyType, maxProbes, windows, windowOrder });
+      const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
+        ...shared,
+        keyType,
+        maxProbes,
+        windows,
+        windowOrder,
+        bulkPairWindow,
+      });
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);
       gpu.submit([encoder.finish()]);

@@ -33,6 +33,11 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> extends Diction
    */
   windows?: number;
   /**
+   * @internal Test-only: grouped pairs per storage binding of a bulk insert (a power of two, fewer
+   * than a binding holds), so small batches exercise pairs split over two bindings.
+   */
+  bulkPairWindow?: number;
+  /**
    * @internal Test-only: whether finds take the batch in window order (window-order.ts). 'auto'
    * (default) does for batches of at least 2^16 keys over tables of more than 2 GiB of slots.
    */

@@ -83,6 +83,45 @@ function collidingKeys(capacity: number, count: number, target: number, start = 
   return out;
 }
 
+/** A bulk build near full: spills into the next region, then a full table's exact failures. */
+async function bulkNearFull({ gpu, rng, scale }: CheckContext, bulkPairWindow?: number): Promise<void> {
+  const capacity = 8192 * scale;
+  const options = { capacity, growth: false, maxLoadFactor: 1, bulkInsert: 'always', maxProbes: 512, bulkPairWindow } as const;
+  const table = await LinearProbeTable.create(gpu, options);
+  const model = new TableModel();
+  // Load 0.97 in two batches of distinct keys: many probes run off their region and spill.
+  const all = universe(rng, 2 * capacity);
+  const first = Math.floor(capacity * 0.6);
+  const batches = [all.subarray(0, first), all.subarray(first, first + Math.floor(capacity * 0.37))];
+  for (const batch of batches) {
+    const values = rng.u32Array(batch.length);
+    const r = await table.insert(batch, values);
+    const placed = new Set(r.failed);
+    const kept = batch.filter((_, i) => !placed.has(i));
+    model.insert(
+      kept,
+      values.filter((_, i) => !placed.has(i)),
+      false,
+    );
+    expect(r.inserted === kept.length, `inserted ${r.inserted}, expected ${kept.length} (failed ${r.failed.length})`);
+    const { values: got, found } = await table.find(batch);
+    expectMatchesModel(batch, found, got, model);
+  }
+  await expectExport(table, model, 'bulk export');
+  const stats = await table.stats();
+  expect(stats.maxProbeLength <= 512, `probe ${stats.maxProbeLength} beyond the bound`);
+  // Over capacity: every key is either placed or named.
+  const extra = all.subarray(capacity);
+  const r = await table.insert(extra, extra);
+  expect(r.inserted + r.failed.length === extra.length, `overflow: ${r.inserted} + ${r.failed.length}`);
+  const f = await table.find(extra);
+  const failed = new Set(r.failed);
+  for (let i = 0; i < extra.length; i++) {
+    expect((f.found[i] === 1) === !failed.has(i), `overflow key ${i}: found ${f.found[i]}, failed ${failed.has(i)}`);
+  }
+  table.destroy();
+}
+
 export const linearProbeChecks = defineChecks('linear-probe/table', [
   {
     name: 'random insert/insertOrAssign/erase/find sequences match a CPU model (with growth)',
@@ -142,42 +181,11 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
   },
   {
     name: 'bulk path: near-full regions spill into the next region; a full table reports exact indices',
-    async run({ gpu, rng, scale }) {
-      const capacity = 8192 * scale;
-      const table = await LinearProbeTable.create(gpu, { capacity, growth: false, maxLoadFactor: 1, bulkInsert: 'always', maxProbes: 512 });
-      const model = new TableModel();
-      // Load 0.97 in two batches of distinct keys: many probes run off their region and spill.
-      const all = universe(rng, 2 * capacity);
-      const first = Math.floor(capacity * 0.6);
-      const batches = [all.subarray(0, first), all.subarray(first, first + Math.floor(capacity * 0.37))];
-      for (const batch of batches) {
-        const values = rng.u32Array(batch.length);
-        const r = await table.insert(batch, values);
-        const placed = new Set(r.failed);
-        const kept = batch.filter((_, i) => !placed.has(i));
-        model.insert(
-          kept,
-          values.filter((_, i) => !placed.has(i)),
-          false,
-        );
-        expect(r.inserted === kept.length, `inserted ${r.inserted}, expected ${kept.length} (failed ${r.failed.length})`);
-        const { values: got, found } = await table.find(batch);
-        expectMatchesModel(batch, found, got, model);
-      }
-      await expectExport(table, model, 'bulk export');
-      const stats = await table.stats();
-      expect(stats.maxProbeLength <= 512, `probe ${stats.maxProbeLength} beyond the bound`);
-      // Over capacity: every key is either placed or named.
-      const extra = all.subarray(capacity);
-      const r = await table.insert(extra, extra);
-      expect(r.inserted + r.failed.length === extra.length, `overflow: ${r.inserted} + ${r.failed.length}`);
-      const f = await table.find(extra);
-      const failed = new Set(r.failed);
-      for (let i = 0; i < extra.length; i++) {
-        expect((f.found[i] === 1) === !failed.has(i), `overflow key ${i}: found ${f.found[i]}, failed ${failed.has(i)}`);
-      }
-      table.destroy();
-    },
+    run: (ctx) => bulkNearFull(ctx),
+  },
+  {
+    name: 'bulk path with its grouped pairs over two bindings, in many parts: the same, exactly',
+    run: (ctx) => bulkNearFull(ctx, 256),
   },
   {
     name: 'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',

@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { composeWgsl, entryPoint, failureListModule, gridModule, gridStrideLoop, type StorageWindows } from '@gpuhash/kernels';
 import { u32Layout } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { ONE_WINDOW, slotsBinding, slotWindows } from './windows';
@@ -26,6 +26,26 @@ const entry = entryPoint(WORKGROUP_SIZE);
 const gridLoop = gridStrideLoop('i', 'params.n', WORKGROUP_SIZE);
 
 const words = storage('read', 'u32');
+
+/**
+ * How a bulk pass binds its grouped pairs: one buffer, or `pairWindows` buffers of
+ * 2^pairWindowLog2 pairs, so that a part of the batch may hold more pairs than one binding
+ * (2^27 on the GPU hosts): fewer parts, and fewer loads and stores of every region.
+ */
+export interface PairWindows {
+  pairWindows: number;
+  pairWindowLog2: number;
+}
+
+export const ONE_PAIR_WINDOW: PairWindows = { pairWindows: 1, pairWindowLog2: 0 };
+
+/** The `pairs` binding of a bulk pass. */
+export const pairsBinding = (access: 'read' | 'read_write', v: PairWindows) => storage(access, 'vec2<u32>', v.pairWindows);
+
+/** composeWgsl's `windows` entry for the pairs, when they span several buffers. */
+export function pairsWindows(v: PairWindows): StorageWindows[] {
+  return v.pairWindows > 1 ? [{ name: 'pairs', element: 'vec2<u32>', count: v.pairWindows, elementsLog2: v.pairWindowLog2 }] : [];
+}
 const atomicsRW = storage('read_write', 'atomic<u32>');
 
 /** Keys per region into `counts` (one per region; params.n = batch). */
@@ -55,16 +75,17 @@ ${entry} {
 export const bulkScatterKernel = defineKernel({
   name: 'linear-probe.bulk.scatter',
   workgroupSize: WORKGROUP_SIZE,
+  variant: ONE_PAIR_WINDOW,
   params: linearProbeParams,
-  bindings: {
+  bindings: (v) => ({
     params: uniform(),
     keys: words,
     values: words,
     cursors: atomicsRW,
-    pairs: storage('read_write', 'vec2<u32>'),
+    pairs: pairsBinding('read_write', v),
     failed: atomicsRW,
-  },
-  source: (decls) =>
+  }),
+  source: (decls, v) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -76,7 +97,7 @@ ${entry} {
     pairs[at] = vec2<u32>(key, values[i]);
   }
 }`,
-      { modules: [gridModule, u32Layout.common, failureListModule] },
+      { modules: [gridModule, u32Layout.common, failureListModule], windows: pairsWindows(v) },
     ),
 });
 
@@ -88,12 +109,12 @@ ${entry} {
 export const bulkBuildKernel = defineKernel({
   name: 'linear-probe.bulk.build',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { assign: false, ...ONE_WINDOW },
+  variant: { assign: false, ...ONE_WINDOW, ...ONE_PAIR_WINDOW },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
     slots: slotsBinding('read_write', 'vec2<u32>', v),
-    pairs: storage('read', 'vec2<u32>'),
+    pairs: pairsBinding('read', v),
     ends: words,
     counters: atomicsRW,
     failed: atomicsRW,
@@ -161,7 +182,7 @@ ${entry} {
       {
         modules: [gridModule, u32Layout.common, failureListModule],
         constants: { ASSIGN: v.assign },
-        windows: slotWindows({ ...v, layout: 'u32' }, { slots: 'vec2<u32>' }),
+        windows: [...(slotWindows({ ...v, layout: 'u32' }, { slots: 'vec2<u32>' }) ?? []), ...pairsWindows(v)],
       },
     ),
 });

@@ -8,6 +8,7 @@ import {
   gridModule,
   gridStrideLoop,
 } from '@gpuhash/kernels';
+import { ONE_PAIR_WINDOW, pairsBinding, pairsWindows } from './bulk';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
 import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
@@ -453,18 +454,18 @@ ${entry} {
 export const spillInsertKernel = defineKernel({
   name: 'linear-probe.spill',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { ...u32Keys, assign: false, coop: false, subgroups: false, coopTile: COOP_TILE },
+  variant: { ...u32Keys, ...ONE_PAIR_WINDOW, assign: false, coop: false, subgroups: false, coopTile: COOP_TILE },
   params: linearProbeParams,
   bindings: (v) => ({
     params: uniform(),
     slots: slotsRW(v),
-    pairs: storage('read', 'vec2<u32>'),
+    pairs: pairsBinding('read', v),
     spill: words,
     counters: atomicsRW,
     failed: atomicsRW,
   }),
   source: (decls, v) => {
-    const windows = slotWindows(v, ATOMIC_SLOTS);
+    const windows = [...(slotWindows(v, ATOMIC_SLOTS) ?? []), ...pairsWindows(v)];
     const constants = {
       ASSIGN: v.assign,
       REUSE_TOMBS: false,
