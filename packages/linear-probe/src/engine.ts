@@ -43,14 +43,7 @@ import {
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
 import { type LinearProbeParams, type LinearProbeParamValues, WORKGROUP_SIZE } from './wgsl/params';
-import {
-  ORDER_CHUNK_MIN,
-  ORDER_GROUP_KEYS_LOG2,
-  ORDER_WORKGROUPS,
-  orderRuns,
-  windowCountKernel,
-  windowScatterKernel,
-} from './wgsl/window-order';
+import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowScatterKernel } from './wgsl/window-order';
 import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
 /**
@@ -87,8 +80,6 @@ export interface LinearProbeSettings {
   windows?: number;
   /** Test-only: grouped pairs per binding of a bulk pass (fewer than a binding holds). */
   bulkPairWindow?: number;
-  /** Test-only: log2 of the keys of a group of the window order (wgsl/window-order.ts). */
-  orderGroupKeysLog2?: number;
   /** Test-only: whether finds take the batch in window order (see ordersFinds). */
   windowOrder?: 'auto' | 'always' | 'never';
 }
@@ -295,12 +286,9 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     timestampWrites?: GPUComputePassTimestampWrites,
   ): GPUBuffer {
     const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
-    const groupKeysLog2 = this.settings.orderGroupKeysLog2 ?? ORDER_GROUP_KEYS_LOG2;
-    const variant = { layout: this.layout.name, groupKeysLog2, ...this.windowing };
-    const { runs } = orderRuns(n, chunks, variant.windows, groupKeysLog2);
+    const variant = { layout: this.layout.name, ...this.windowing };
+    const runs = variant.windows * chunks;
     const tallies = this.scratch.get('order.tallies', runs * 4);
-    // The last group's missing chunks count nothing.
-    encoder.clearBuffer(tallies, 0, runs * 4);
     const offsets = this.scratch.get('order.offsets', runs * 4);
     const order = this.scratch.get('order', n * 4);
     const grid = { invocations: chunks * WORKGROUP_SIZE, maxWorkgroups: chunks };

@@ -60,20 +60,12 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
   static async create<K extends KeyType = 'u32'>(gpu: Gpu, options: LinearProbeOptions<K>): Promise<LinearProbeTable<K>> {
     const where = 'LinearProbeTable.create';
     const d = LinearProbeTable.defaults;
-    const shared = resolveDictionaryOptions(where, options, d, [
-      'keyType',
-      'maxProbes',
-      'windows',
-      'windowOrder',
-      'bulkPairWindow',
-      'orderGroupKeysLog2',
-    ]);
+    const shared = resolveDictionaryOptions(where, options, d, ['keyType', 'maxProbes', 'windows', 'windowOrder', 'bulkPairWindow']);
     const maxProbes = options.maxProbes ?? d.maxProbes;
     integerIn(where, 'maxProbes', maxProbes, 1, 2 ** 31);
     const keyType = options.keyType ?? d.keyType;
     oneOf(where, 'keyType', keyType, ['u32', 'u64']);
-    const { windows, windowOrder, bulkPairWindow, orderGroupKeysLog2 } = options;
-    if (orderGroupKeysLog2 !== undefined) integerIn(where, 'orderGroupKeysLog2', orderGroupKeysLog2, 0, 31);
+    const { windows, windowOrder, bulkPairWindow } = options;
     if (
       bulkPairWindow !== undefined &&
       !(Number.isInteger(bulkPairWindow) && bulkPairWindow >= 1 && Number.isInteger(Math.log2(bulkPairWindow)))

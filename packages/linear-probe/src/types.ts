@@ -37,8 +37,6 @@ export interface LinearProbeOptions<K extends KeyType = KeyType> extends Diction
    * than a binding holds), so small batches exercise pairs split over two bindings.
    */
   bulkPairWindow?: number;
-  /** @internal Test-only: log2 of the keys of one group of a window order (window-order.ts). */
-  orderGroupKeysLog2?: number;
   /**
    * @internal Test-only: whether finds take the batch in window order (window-order.ts). 'auto'
    * (default) does for batches of at least 2^16 keys over tables of more than 2 GiB of slots.

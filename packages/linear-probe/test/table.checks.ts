@@ -377,9 +377,7 @@ export const linearProbeChecks = defineChecks('linear-probe/table', [
       const capacity = 4096 * scale;
       const keys = universe(rng, capacity);
       const stored = keys.subarray(0, Math.floor(capacity * 0.9));
-      // Groups of about 1024 keys: a batch of a few thousand keys is ordered in several groups.
-      const order = { windowOrder: 'always', orderGroupKeysLog2: 10 } as const;
-      const options = { capacity, growth: false, maxLoadFactor: 1, windows: 4, bulkInsert: 'never', ...order } as const;
+      const options = { capacity, growth: false, maxLoadFactor: 1, windows: 4, windowOrder: 'always', bulkInsert: 'never' } as const;
       const table = await LinearProbeTable.create(gpu, options);
       const model = new TableModel();
       const values = rng.u32Array(stored.length);

@@ -12,14 +12,11 @@ import type { SlotWindows } from './windows';
  * (tools/gpu-check's perf-span). So a batch is taken window by window:
  *   1. count: each workgroup tallies, per window, the keys of its chunk of the batch whose home
  *      slot lies in that window;
- *   2. scan the tallies into each (window, chunk) run's offset in `order`;
+ *   2. scan the tallies, window-major, into each (window, chunk) run's offset in `order`;
  *   3. scatter: each key's batch index into its run.
- * The runs go by groups of chunks (about 2^21 keys a group), in a group window by window, in a
- * window chunk by chunk. The kernels that walk `order` (the find kernel's `ordered` variant) then
- * read in one or two windows at a time, and write the answers of one group (16 MB) while they stay
- * in the L2 cache: ordered over the whole batch instead, each 32-byte sector of answers was written
- * by several windows' phases apart, and finds at 2^29 slots took 19.1 ms where answers written in
- * list order took 14.0. A probe that runs past its window's end reads on into the next one.
+ * `order` then lists the batch window by window, and within a window by chunk, so the kernels that
+ * walk it (the find kernel's `ordered` variant) touch one window at a time and, with it, nearby keys
+ * and answers. A probe that runs past its window's end reads on into the next one as before.
  * The helpers at the end give a kernel its `ordered` variant.
  */
 
@@ -27,19 +24,10 @@ import type { SlotWindows } from './windows';
 export const ORDER_WORKGROUPS = 4096;
 /** Keys a chunk holds at least (4 rounds of a workgroup), so small batches take few workgroups too. */
 export const ORDER_CHUNK_MIN = 1024;
-/** log2 of the keys a group of chunks holds (at least one chunk): the answers of 2^21 keys are 16 MB. */
-export const ORDER_GROUP_KEYS_LOG2 = 21;
 
-type OrderVariant = { layout: KeyLayout['name']; groupKeysLog2: number } & SlotWindows;
+type OrderVariant = { layout: KeyLayout['name'] } & SlotWindows;
 
-const variant: OrderVariant = { layout: 'u32', groupKeysLog2: ORDER_GROUP_KEYS_LOG2, windows: 2, windowSlotsLog2: 6 };
-
-/** Chunks per group and runs (window, chunk) in all, for a batch of `n` keys in `chunks` chunks. */
-export function orderRuns(n: number, chunks: number, windows: number, groupKeysLog2: number): { group: number; runs: number } {
-  const per = Math.ceil(n / chunks);
-  const group = Math.max(1, Math.floor(2 ** groupKeysLog2 / per));
-  return { group, runs: Math.ceil(chunks / group) * group * windows };
-}
+const variant: OrderVariant = { layout: 'u32', windows: 2, windowSlotsLog2: 6 };
 
 /** The chunk loop both passes share: workgroup `g` of G takes keys [g * per, (g + 1) * per). */
 const chunkOfWorkgroup = /* wgsl */ `
@@ -47,9 +35,7 @@ const chunkOfWorkgroup = /* wgsl */ `
   let chunk = grid_workgroup(wid, nwg);
   let per = (params.n + chunks - 1u) / chunks;
   let start = chunk * per;
-  let end = min(params.n, start + per);
-  // orderRuns' group: chunks of about 2^groupKeysLog2 keys in all.
-  let group = max(1u, (1u << GROUP_KEYS_LOG2) / per);`;
+  let end = min(params.n, start + per);`;
 
 const orderSource = (body: string, v: OrderVariant, decls: string) => {
   const L = keyLayout(v.layout);
@@ -57,10 +43,7 @@ const orderSource = (body: string, v: OrderVariant, decls: string) => {
     /* wgsl */ `
 ${decls}
 const WINDOWS = ${v.windows >>> 0}u;
-const GROUP_KEYS_LOG2 = ${v.groupKeysLog2 >>> 0}u;
 var<workgroup> wg_tally: array<atomic<u32>, ${v.windows >>> 0}>;
-/** The run of window w's keys of chunk c: groups in turn, in a group windows in turn. */
-fn run_of(w: u32, c: u32, group: u32) -> u32 { return ((c / group) * WINDOWS + w) * group + c % group; }
 fn window_of(i: u32) -> u32 {
   let key = ${L.readKey('i')};
   return lp_home(key) >> ${v.windowSlotsLog2 >>> 0}u;
@@ -77,7 +60,7 @@ ${body}
   );
 };
 
-/** Per window, the keys of each workgroup's chunk: `tallies[run_of(w, chunk, group)]` (params.n = batch). */
+/** Per window, the keys of each workgroup's chunk: `tallies[w * G + g]` (params.n = batch). */
 export const windowCountKernel = defineKernel({
   name: 'linear-probe.window-order.count',
   workgroupSize: WORKGROUP_SIZE,
@@ -89,7 +72,7 @@ export const windowCountKernel = defineKernel({
       /* wgsl */ `
   for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) { atomicAdd(&wg_tally[window_of(i)], 1u); }
   workgroupBarrier();
-  if (lid < WINDOWS) { tallies[run_of(lid, chunk, group)] = atomicLoad(&wg_tally[lid]); }`,
+  if (lid < WINDOWS) { tallies[lid * chunks + chunk] = atomicLoad(&wg_tally[lid]); }`,
       v,
       decls,
     ),
@@ -113,7 +96,7 @@ export const windowScatterKernel = defineKernel({
   for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) {
     let w = window_of(i);
     let rank = atomicAdd(&wg_tally[w], 1u);
-    order[offsets[run_of(w, chunk, group)] + rank] = i;
+    order[offsets[w * chunks + chunk] + rank] = i;
   }`,
       v,
       decls,
