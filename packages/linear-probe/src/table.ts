@@ -13,6 +13,12 @@ import { LinearProbeEngine, nextPow2 } from './engine';
 import type { LinearProbeInsertOptions, LinearProbeOptions, LinearProbeStats } from './types';
 import { statsKernel } from './wgsl/kernels';
 
+/** The test-only sizes (`windows`, `bulkPairWindow`): left out, or a power of two. */
+function powerOfTwoOrUnset(where: string, name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 1 && Number.isInteger(Math.log2(value))))
+    throw new InvalidArgumentError(`${where}: ${name} must be a power of two, got ${String(value)}`);
+}
+
 /**
  * Open addressing with linear probing ("A Simple GPU Hash Table", Nosferalatu, 2020): u32 or u64 keys,
  * u32 values, power-of-two capacity, murmur3's finaliser as hash, a CAS to claim a slot.
@@ -66,14 +72,9 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     const keyType = options.keyType ?? d.keyType;
     oneOf(where, 'keyType', keyType, ['u32', 'u64']);
     const { windows, windowOrder, bulkPairWindow } = options;
-    if (
-      bulkPairWindow !== undefined &&
-      !(Number.isInteger(bulkPairWindow) && bulkPairWindow >= 1 && Number.isInteger(Math.log2(bulkPairWindow)))
-    )
-      throw new InvalidArgumentError(`${where}: bulkPairWindow must be a power of two, got ${String(bulkPairWindow)}`);
+    powerOfTwoOrUnset(where, 'windows', windows);
+    powerOfTwoOrUnset(where, 'bulkPairWindow', bulkPairWindow);
     if (windowOrder !== undefined) oneOf(where, 'windowOrder', windowOrder, ['auto', 'always', 'never']);
-    if (windows !== undefined && !(Number.isInteger(windows) && windows >= 1 && Number.isInteger(Math.log2(windows))))
-      throw new InvalidArgumentError(`${where}: windows must be a power of two, got ${String(windows)}`);
     return gpu.run(where, async () => {
       const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
         ...shared,
