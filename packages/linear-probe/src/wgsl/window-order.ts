@@ -7,16 +7,19 @@ import type { SlotWindows } from './windows';
 
 /**
  * Window order for batches over tables of more than two windows. On an H100 (Dawn/Vulkan), random
- * reads spread over more than 2 GiB run 5 to 7.5 times slower than over 1 GiB, yet run at the full
- * gather rate when the reads in flight at one time fall in one window of 1 GiB
+ * reads spread over more than 2 GiB run 5 to 7.5 times slower than over 1 GiB, yet at 95% of the
+ * 1 GiB rate when the reads in flight at one time fall in one window of 1 GiB
  * (tools/gpu-check's perf-span). So a batch is taken window by window:
  *   1. count: each workgroup tallies, per window, the keys of its chunk of the batch whose home
  *      slot lies in that window;
  *   2. scan the tallies, window-major, into each (window, chunk) run's offset in `order`;
  *   3. scatter: each key's batch index into its run.
  * `order` then lists the batch window by window, and within a window by chunk, so the kernels that
- * walk it (the find kernel's `ordered` variant) touch one window at a time and, with it, nearby keys
- * and answers. A probe that runs past its window's end reads on into the next one as before.
+ * walk it (the find kernel's `ordered` variant) read one window at a time. A probe that runs past
+ * its window's end reads on into the next one as before. The answers still land at their keys'
+ * indices, each 32-byte sector of them written by several windows' phases: in finds over 2^29
+ * slots those writes took about a quarter of the time (apps/bench/results'
+ * 2026-11-27-h100-window-order.md).
  * The helpers at the end give a kernel its `ordered` variant.
  */
 
