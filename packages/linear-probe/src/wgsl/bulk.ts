@@ -182,7 +182,7 @@ ${entry} {
       {
         modules: [gridModule, u32Layout.common, failureListModule],
         constants: { ASSIGN: v.assign },
-        windows: [...(slotWindows({ ...v, layout: 'u32' }, { slots: 'vec2<u32>' }) ?? []), ...pairsWindows(v)],
+        windows: [...slotWindows({ ...v, layout: 'u32' }, { slots: 'vec2<u32>' }), ...pairsWindows(v)],
       },
     ),
 });

@@ -465,7 +465,7 @@ export const spillInsertKernel = defineKernel({
     failed: atomicsRW,
   }),
   source: (decls, v) => {
-    const windows = [...(slotWindows(v, ATOMIC_SLOTS) ?? []), ...pairsWindows(v)];
+    const windows = [...slotWindows(v, ATOMIC_SLOTS), ...pairsWindows(v)];
     const constants = {
       ASSIGN: v.assign,
       REUSE_TOMBS: false,

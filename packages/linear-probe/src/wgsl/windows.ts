@@ -25,14 +25,11 @@ export function slotsBinding(access: StorageAccess, element: string, v: SlotWind
 }
 
 /**
- * composeWgsl's `windows` option for the slot arrays a kernel binds (name → element type), or
- * nothing when the table is in one binding (the kernel's WGSL is then exactly the unwindowed one).
+ * composeWgsl's `windows` entries for the slot arrays a kernel binds (name → element type): none
+ * when the table is in one binding (the kernel's WGSL is then exactly the unwindowed one).
  */
-export function slotWindows(
-  v: SlotWindows & { layout: KeyLayout['name'] },
-  arrays: Readonly<Record<string, string>>,
-): StorageWindows[] | undefined {
-  if (v.windows === 1) return undefined;
+export function slotWindows(v: SlotWindows & { layout: KeyLayout['name'] }, arrays: Readonly<Record<string, string>>): StorageWindows[] {
+  if (v.windows === 1) return [];
   const slotBytesLog2 = Math.log2(4 * keyLayout(v.layout).wordsPerSlot);
   return Object.entries(arrays).map(([name, element]) => {
     const elementLog2 = ELEMENT_BYTES_LOG2[element];
