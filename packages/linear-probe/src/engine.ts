@@ -43,7 +43,7 @@ import {
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
 import { type LinearProbeParams, type LinearProbeParamValues, WORKGROUP_SIZE } from './wgsl/params';
-import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowScatterKernel } from './wgsl/window-order';
+import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowGatherKernel, windowScatterKernel } from './wgsl/window-order';
 import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
 /**
@@ -263,11 +263,28 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       ordered,
       ...this.windowing,
     });
-    // Ordered, the timing spans the order's first pass to the find's end.
-    const { first, last } = ordered ? timestampEnds(timestampWrites) : { first: undefined, last: timestampWrites };
-    const order = ordered ? { order: this.encodeWindowOrder(encoder, keys, n, first) } : {};
-    // The variant binds `order` only when ordered; the bindings' type cannot follow the variant.
-    this.dispatch(encoder, kernel, n, { ...buffers, ...order } as typeof buffers & { order: GPUBuffer }, { timestampWrites: last });
+    if (!ordered) {
+      this.dispatch(encoder, kernel, n, buffers as typeof buffers & { order: GPUBuffer }, { timestampWrites });
+      return;
+    }
+    // The timing spans the order's first pass to the gather's end.
+    const { first, last } = timestampEnds(timestampWrites);
+    const { order, positions } = this.encodeWindowOrder(encoder, keys, n, first);
+    const listed = { out_values: this.scratch.get('order.values', n * 4), out_found: this.scratch.get('order.found', n * 4) };
+    this.dispatch(encoder, kernel, n, { ...buffers, ...listed, order });
+    this.dispatch(
+      encoder,
+      windowGatherKernel.variant(),
+      n,
+      {
+        positions,
+        listed_values: listed.out_values,
+        listed_found: listed.out_found,
+        out_values: outValues,
+        out_found: outFound,
+      },
+      { timestampWrites: last },
+    );
   }
 
   /** Whether a find of `n` keys takes its batch in window order (wgsl/window-order.ts). */
@@ -278,24 +295,28 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     return mode === 'always' || (n >= ORDER_MIN_BATCH && this.capacity * 4 * this.layout.wordsPerSlot > ORDER_FROM_BYTES);
   }
 
-  /** The batch's indices window by window, in a scratch buffer the next kernel reads as `order`. */
+  /**
+   * The batch's indices window by window, in a scratch buffer the next kernel reads as `order`,
+   * and each index's position there (`positions`, for windowGatherKernel).
+   */
   private encodeWindowOrder(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
     n: number,
     timestampWrites?: GPUComputePassTimestampWrites,
-  ): GPUBuffer {
+  ): { order: GPUBuffer; positions: GPUBuffer } {
     const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
     const variant = { layout: this.layout.name, ...this.windowing };
     const runs = variant.windows * chunks;
     const tallies = this.scratch.get('order.tallies', runs * 4);
     const offsets = this.scratch.get('order.offsets', runs * 4);
     const order = this.scratch.get('order', n * 4);
+    const positions = this.scratch.get('order.positions', n * 4);
     const grid = { invocations: chunks * WORKGROUP_SIZE, maxWorkgroups: chunks };
     this.dispatch(encoder, windowCountKernel.variant(variant), n, { keys, tallies }, { ...grid, timestampWrites });
     encodeExclusiveScan(this.gpu, encoder, tallies, offsets, runs);
-    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order }, grid);
-    return order;
+    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order, positions }, grid);
+    return { order, positions };
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

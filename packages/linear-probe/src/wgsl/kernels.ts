@@ -151,7 +151,7 @@ ${entry} {
  * read-only), `pairsAhead` pairs a step past the home pair. With `coop` (u32 keys), the probes
  * still going after `privateSteps` steps are walked by groups of `coopTile` lanes of a subgroup
  * (layout-u32.ts). With `ordered`, the batch is walked in the order `order` lists its indices
- * (window-order.ts); each answer still lands at its key's batch index.
+ * (window-order.ts) and each answer lands at its list position, for windowGatherKernel to move.
  */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
@@ -186,15 +186,15 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
   cg_init_tiled(cg_sg_lane, cg_sg_size, ${v.coopTile >>> 0}u);
   // Whole-workgroup chunks keep every lane of a group in the cooperative loop together.
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
-    let i = ${chunkItem(v.ordered)};
+    ${chunkItem(v.ordered)}
     let live = base + lid < params.n;
     var key = EMPTY;
     if (live) { key = keys[i]; }
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     let r = lp_find_coop(key, live && !${L.isReserved('key')});
     if (live) {
-      out_values[i] = r.x;
-      out_found[i] = r.y;
+      out_values[at] = r.x;
+      out_found[at] = r.y;
     }
   }
 }`,
@@ -209,8 +209,8 @@ ${entry} {
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     var r = vec2<u32>(0u, 0u);
     if (!${L.isReserved('key')}) { r = lp_find(key); }
-    out_values[i] = r.x;
-    out_found[i] = r.y;
+    out_values[at] = r.x;
+    out_found[at] = r.y;
   }
 }`,
       { modules: [gridModule, L.find], constants, windows },

@@ -16,9 +16,12 @@ import type { SlotWindows } from './windows';
  *   3. scatter: each key's batch index into its run.
  * `order` then lists the batch window by window, and within a window by chunk, so the kernels that
  * walk it (the find kernel's `ordered` variant) read one window at a time. A probe that runs past
- * its window's end reads on into the next one as before. The answers still land at their keys'
- * indices, each 32-byte sector of them written by several windows' phases: in finds over 2^29
- * slots those writes took about a quarter of the time (apps/bench/results'
+ * its window's end reads on into the next one as before.
+ *   4. gather: the ordered kernel writes each answer at its list position, and this pass moves
+ *      it to its key's batch index through `positions` (the scatter's inverse of `order`).
+ * Answers written straight to batch indices had each 32-byte sector written by several windows'
+ * phases, which took about a quarter of a find over 2^29 slots; a chunk's answers lie in one run
+ * per window, so the gather reads a few sequential streams (apps/bench/results'
  * 2026-11-27-h100-window-order.md).
  * The helpers at the end give a kernel its `ordered` variant.
  */
@@ -81,7 +84,10 @@ export const windowCountKernel = defineKernel({
     ),
 });
 
-/** Each key's batch index into its (window, chunk) run of `order`; `offsets` are the scanned tallies. */
+/**
+ * Each key's batch index into its (window, chunk) run of `order`, and that position into
+ * `positions` at the key's index; `offsets` are the scanned tallies.
+ */
 export const windowScatterKernel = defineKernel({
   name: 'linear-probe.window-order.scatter',
   workgroupSize: WORKGROUP_SIZE,
@@ -92,17 +98,47 @@ export const windowScatterKernel = defineKernel({
     keys: storage('read', 'u32'),
     offsets: storage('read', 'u32'),
     order: storage('read_write', 'u32'),
+    positions: storage('read_write', 'u32'),
   },
   source: (decls, v) =>
     orderSource(
       /* wgsl */ `
   for (var i = start + lid; i < end; i += ${WORKGROUP_SIZE}u) {
     let w = window_of(i);
-    let rank = atomicAdd(&wg_tally[w], 1u);
-    order[offsets[w * chunks + chunk] + rank] = i;
+    let at = offsets[w * chunks + chunk] + atomicAdd(&wg_tally[w], 1u);
+    order[at] = i;
+    positions[i] = at;
   }`,
       v,
       decls,
+    ),
+});
+
+/** Each key's answer, moved from its list position (where an ordered kernel wrote it) to its batch index. */
+export const windowGatherKernel = defineKernel({
+  name: 'linear-probe.window-order.gather',
+  workgroupSize: WORKGROUP_SIZE,
+  params: linearProbeParams,
+  bindings: {
+    params: uniform(),
+    positions: storage('read', 'u32'),
+    listed_values: storage('read', 'u32'),
+    listed_found: storage('read', 'u32'),
+    out_values: storage('read_write', 'u32'),
+    out_found: storage('read_write', 'u32'),
+  },
+  source: (decls) =>
+    composeWgsl(
+      /* wgsl */ `
+${decls}
+${entryPoint(WORKGROUP_SIZE)} {
+  ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
+    let at = positions[i];
+    out_values[i] = listed_values[at];
+    out_found[i] = listed_found[at];
+  }
+}`,
+      { modules: [gridModule] },
     ),
 });
 
@@ -111,14 +147,23 @@ export function orderBinding(ordered: boolean): { order: ReturnType<typeof stora
   return ordered ? { order: storage('read', 'u32') } : {};
 }
 
-/** A grid-stride loop over the batch that opens its body with `i`, the batch index (walked in `order` when ordered). */
+/**
+ * A grid-stride loop over the batch that opens its body with `i`, the batch index (walked in
+ * `order` when ordered), and `at`, where its answer goes: the list position when ordered (for
+ * windowGatherKernel), else `i`.
+ */
 export function batchGridLoop(ordered: boolean): string {
   return ordered
-    ? `${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {\n    let i = order[j];`
-    : `${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {`;
+    ? `${gridStrideLoop('at', 'params.n', WORKGROUP_SIZE)} {\n    let i = order[at];`
+    : `${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {\n    let at = i;`;
 }
 
-/** A chunk loop's item `base + lid` as a batch index (through `order` when ordered; past the batch, itself). */
+/**
+ * A chunk loop's item `base + lid` as `i`, a batch index (through `order` when ordered; past the
+ * batch, itself), and `at`, where its answer goes (as in batchGridLoop).
+ */
 export function chunkItem(ordered: boolean): string {
-  return ordered ? 'select(base + lid, order[min(base + lid, params.n - 1u)], base + lid < params.n)' : 'base + lid';
+  return ordered
+    ? 'let at = base + lid;\n    let i = select(at, order[min(at, params.n - 1u)], at < params.n);'
+    : 'let i = base + lid;\n    let at = i;';
 }
