@@ -52,7 +52,7 @@ export interface ParamFields {
 }
 
 /** The buffers of an op pass by binding name. */
-type OpPassBuffers = EncodeOptions<typeof opPassBindings, HiveParams>['buffers'];
+type OpPassBuffers = EncodeOptions<ReturnType<typeof opPassBindings>, HiveParams>['buffers'];
 
 /** A batch of ops in device buffers: insert batches leave ops and out out. */
 export interface OpBatch {
@@ -151,7 +151,14 @@ export class Dispatcher {
       // A mixed batch's finds run first, read-only, on the table as it was before the batch; out
       // takes (value, status) pairs, out_found a stand-in.
       const find = { ...this.findBuffers(b.keys, b.out as GPUBuffer, s.dummyOut), ops: b.ops ?? b.keys };
-      this.dispatch(encoder, findKernel.variant(), count, find, { n: count, mode: MODE_APPLY, aux1: start }, { timestampWrites: first });
+      this.dispatch(
+        encoder,
+        findKernel.variant(s.windowing),
+        count,
+        find,
+        { n: count, mode: MODE_APPLY, aux1: start },
+        { timestampWrites: first },
+      );
       first = undefined;
     }
     for (let at = start; at < end; at += this.chunk) {
@@ -165,13 +172,15 @@ export class Dispatcher {
       const tw = at === start ? first : undefined;
       if (b.mode === MODE_APPLY) {
         // A mixed batch's ops their home settles first; pass A takes the rest from its list.
-        this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups }), n, buffers, fields, { timestampWrites: tw });
+        this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups, ...s.windowing }), n, buffers, fields, {
+          timestampWrites: tw,
+        });
         this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
       } else {
         this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });
       }
       const release = { slots: s.slots, masks: s.meta, lists: s.lists };
-      this.dispatch(encoder, releaseKernel.variant(), n, release, { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
+      this.dispatch(encoder, releaseKernel.variant(s.windowing), n, release, { n }, { maxWorkgroups: RELEASE_WORKGROUPS });
       this.dispatch(encoder, this.lockedPass, n, buffers, fields, {
         maxWorkgroups: LOCKED_WORKGROUPS,
         timestampWrites: at + n === end ? last : undefined,
@@ -209,7 +218,7 @@ export class Dispatcher {
       spill: scratch.spill,
       room: scratch.room,
     };
-    this.dispatch(encoder, bulkBuildKernel.variant(), regions * WORKGROUP_SIZE, build, {
+    this.dispatch(encoder, bulkBuildKernel.variant(s.windowing), regions * WORKGROUP_SIZE, build, {
       n: regions,
       mode: b.mode,
       aux0: this.buckets,
@@ -291,7 +300,7 @@ export class Dispatcher {
     const planned = (k: number) => ({ buffer: grids, offset: 3 * k * 4 });
     this.dispatch(encoder, this.opPass, 0, buffers, fields, { indirect: planned(0) });
     const release = { slots: s.slots, masks: s.meta, lists };
-    this.dispatch(encoder, releaseKernel.variant(), 0, release, { n: b.n, listCap }, { indirect: planned(1) });
+    this.dispatch(encoder, releaseKernel.variant(s.windowing), 0, release, { n: b.n, listCap }, { indirect: planned(1) });
     this.dispatch(encoder, this.lockedPass, 0, buffers, fields, {
       indirect: planned(2),
       timestampWrites: last,
@@ -317,14 +326,12 @@ export class Dispatcher {
   }
 
   /**
-   * The buffers of a find pass: the table read-only (slots twice, as words and as 16-byte words;
-   * the meta buffer's masks and lock words), keys as ops (find batches; a mixed batch's caller
-   * names its ops).
+   * The buffers of a find pass: the table read-only (the slots as 16-byte words; the meta buffer's
+   * masks and lock words), keys as ops (find batches; a mixed batch's caller names its ops).
    */
   findBuffers(keys: GPUBuffer, outValues: GPUBuffer, outFound: GPUBuffer) {
     const s = this.storage;
     return {
-      slots_ro: s.slots,
       ops: keys,
       keys,
       out_values: outValues,
@@ -336,11 +343,11 @@ export class Dispatcher {
   }
 
   private get opPass() {
-    return opPassKernel.variant({ subgroups: this.subgroups });
+    return opPassKernel.variant({ subgroups: this.subgroups, ...this.storage.windowing });
   }
 
   private get lockedPass() {
-    return lockedPassKernel.variant({ subgroups: this.subgroups, tile: this.lockedTile });
+    return lockedPassKernel.variant({ subgroups: this.subgroups, tile: this.lockedTile, ...this.storage.windowing });
   }
 }
 

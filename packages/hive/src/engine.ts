@@ -32,6 +32,7 @@ export interface HiveSettings {
   subgroups: boolean;
   bulkInsert: 'auto' | 'always' | 'never';
   opChunk: number;
+  windowBuckets?: number;
 }
 
 /** Attempts at one insert batch before its failures are reported (each after a resize or a contended round). */
@@ -58,7 +59,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     readonly settings: HiveSettings,
   ) {
     this.scratch = new ScratchArena(gpu, 'hive');
-    this.storage = new HiveStorage(gpu, buckets, this.scratch);
+    this.storage = new HiveStorage(gpu, buckets, this.scratch, settings.windowBuckets);
     this.d = new Dispatcher(gpu, this.storage, buckets, settings.subgroups, settings.maxEvictions, settings.opChunk);
     this.resizer = new Resizer(gpu, this.storage, this.d, settings, {
       size: () => this.size,
@@ -80,7 +81,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
   /** Empties the table: every slot, mask, lock and counter (keeps the capacity). */
   encodeClear(encoder: GPUCommandEncoder): void {
     const s = this.storage;
-    s.encodeEmpty(encoder, s.slots, s.meta, s.nalloc);
+    s.encodeEmpty(encoder, s.slotBuffers, s.meta, s.nalloc);
     encoder.clearBuffer(s.counters);
     this.size = 0;
     this.stashSize = 0;
@@ -108,7 +109,14 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     if (n === 0) return;
-    this.d.dispatch(encoder, findKernel.variant(), n, this.d.findBuffers(keys, outValues, outFound), { n }, { timestampWrites });
+    this.d.dispatch(
+      encoder,
+      findKernel.variant(this.storage.windowing),
+      n,
+      this.d.findBuffers(keys, outValues, outFound),
+      { n },
+      { timestampWrites },
+    );
   }
 
   /** One pass. */
@@ -118,7 +126,14 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
     if (n === 0) return;
     const buffers = { slots: s.slots, masks: s.meta, keys, counters: s.counters, lists: s.lists };
-    this.d.dispatch(encoder, eraseKernel.variant({ subgroups: this.settings.subgroups }), n, buffers, { n }, { timestampWrites });
+    this.d.dispatch(
+      encoder,
+      eraseKernel.variant({ subgroups: this.settings.subgroups, ...s.windowing }),
+      n,
+      buffers,
+      { n },
+      { timestampWrites },
+    );
   }
 
   /** A mixed batch; `out` receives (value, status) per op. Its finds, the home pass, then the insert passes. */
@@ -137,7 +152,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
   encodeRetrieve(encoder: GPUCommandEncoder, outKeys: GPUBuffer, outValues: GPUBuffer, cursor: GPUBuffer): void {
     const jobs = (this.d.buckets + this.storage.stashLines) * BUCKET_SLOTS;
     const buffers = { slots_ro: this.storage.slots, out_keys: outKeys, out_values: outValues, cursor };
-    this.d.dispatch(encoder, retrieveKernel.variant(), jobs, buffers, { n: jobs, aux0: this.d.buckets });
+    this.d.dispatch(encoder, retrieveKernel.variant(this.storage.windowing), jobs, buffers, { n: jobs, aux0: this.d.buckets });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { type Gpu, InternalError } from '@gpuhash/core';
 import type { Dispatcher } from './dispatcher';
 import { afterSplits, BUCKET_SLOTS, bucketCount, stashLinesFor } from './split-pointer';
-import { type HiveStorage, maxBuckets, slotsBytes } from './storage';
+import { BUCKET_BYTES, type HiveStorage } from './storage';
 import { Counter } from './wgsl/common';
 import { mergeCheckKernel, mergeKernel, relocateStashKernel, splitKernel } from './wgsl/resize';
 
@@ -59,7 +59,7 @@ export class Resizer {
 
   /** Splits buckets (K per dispatch, never across a round) until the table has `target` (capped at the device's limit). */
   async expandTo(target: number): Promise<boolean> {
-    const limit = maxBuckets(this.gpu);
+    const limit = this.storage.maxBuckets;
     const goal = Math.min(target, limit);
     if (goal <= this.d.buckets) return false;
     const s = this.storage;
@@ -72,7 +72,7 @@ export class Resizer {
       // Addresses as after the batch (split + k may equal n0: the round's end), sources from the old pointer.
       this.d.dispatch(
         encoder,
-        splitKernel.variant({ subgroups: this.d.subgroups }),
+        splitKernel.variant({ subgroups: this.d.subgroups, ...s.windowing }),
         k,
         { slots: s.slots, masks: s.meta },
         {
@@ -112,7 +112,7 @@ export class Resizer {
       encoder.clearBuffer(s.counters, Counter.mergeMarker * 4, 4);
       const fields = { n: k, aux0: top, pointer };
       this.d.dispatch(encoder, mergeCheckKernel.variant(), k, { masks: s.meta, counters: s.counters }, fields);
-      const merge = mergeKernel.variant({ subgroups: this.d.subgroups });
+      const merge = mergeKernel.variant({ subgroups: this.d.subgroups, ...s.windowing });
       this.d.dispatch(encoder, merge, k, { slots: s.slots, masks: s.meta, counters: s.counters }, fields);
       this.gpu.submit([encoder.finish()]);
       const marker = new Uint32Array(await this.gpu.readBytes(s.counters, Counter.mergeMarker * 4, 4))[0] as number;
@@ -148,20 +148,24 @@ export class Resizer {
     const s = this.storage;
     const lines = stashLinesFor(nalloc);
     if (lines < s.stashLines && this.table.stashSize() !== 0) throw new InternalError('hive: shrinking the stash while it holds keys');
-    const slots = this.gpu.createBuffer(slotsBytes(nalloc), `hive.slots (${nalloc} buckets)`);
+    const { buffers: slots, windowing } = s.allocateSlots(nalloc);
     const meta = this.gpu.createBuffer(s.metaWords(nalloc) * 4, 'hive.meta');
     s.encodeEmpty(encoder, slots, meta, nalloc);
     const n = this.d.buckets;
-    encoder.copyBufferToBuffer(s.slots, 0, slots, 0, n * 256);
+    s.encodeCopySlots(encoder, s.slotBuffers, slots, n * BUCKET_BYTES);
     encoder.copyBufferToBuffer(s.meta, 0, meta, 0, n * 4);
     // The lock words carry the overflow bits (no lock is held between batches).
     encoder.copyBufferToBuffer(s.meta, s.lockBase * 4, meta, (nalloc + lines) * 4, n * 4);
+    let retiredStash: GPUBuffer | undefined;
     if (lines >= s.stashLines) {
       // Relocation reads the old stash and writes the new one: params describe the new storage
       // (its stash lines; no key is addressed by the split pointer here).
+      // The old stash lines are copied out first, so the kernel binds only the new windows.
       const jobs = s.stashLines * BUCKET_SLOTS;
-      relocateStashKernel.variant().encode(this.gpu, encoder, {
-        buffers: { old_slots: s.slots, slots, masks: meta },
+      const oldStash = this.gpu.createBuffer(s.stashLines * BUCKET_BYTES, 'hive.old-stash');
+      s.encodeCopySlots(encoder, s.slotBuffers, [oldStash], oldStash.size, s.nalloc * BUCKET_BYTES);
+      relocateStashKernel.variant(windowing).encode(this.gpu, encoder, {
+        buffers: { old_stash: oldStash, slots: windowing.windows === 1 ? (slots[0] as GPUBuffer) : slots, masks: meta },
         params: {
           n: jobs,
           n0: 1,
@@ -171,13 +175,14 @@ export class Resizer {
           lock_base: 2 * nalloc + lines,
           list_cap: s.listCap,
           max_evict: this.d.maxEvictions,
-          aux0: s.nalloc,
         },
         invocations: jobs,
       });
+      retiredStash = oldStash;
     }
-    const retired = [s.slots, s.meta];
-    s.slots = slots;
+    const retired = [...s.slotBuffers, s.meta, ...(retiredStash ? [retiredStash] : [])];
+    s.slotBuffers = slots;
+    s.windowing = windowing;
     s.meta = meta;
     s.nalloc = nalloc;
     s.stashLines = lines;

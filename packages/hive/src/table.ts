@@ -68,7 +68,14 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
   static async create(gpu: Gpu, options: HiveOptions): Promise<HiveTable> {
     const where = 'HiveTable.create';
     const d = HiveTable.defaults;
-    const shared = resolveDictionaryOptions(where, options, d, ['minLoadFactor', 'resizeBatch', 'maxEvictions', 'subgroups', 'opChunk']);
+    const shared = resolveDictionaryOptions(where, options, d, [
+      'minLoadFactor',
+      'resizeBatch',
+      'maxEvictions',
+      'subgroups',
+      'opChunk',
+      'windowBuckets',
+    ]);
     const minLoadFactor = options.minLoadFactor ?? d.minLoadFactor;
     if (!(typeof minLoadFactor === 'number' && minLoadFactor >= 0 && minLoadFactor < shared.maxLoadFactor))
       throw new InvalidArgumentError(
@@ -84,10 +91,16 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
     oneOf(where, 'subgroups', subgroups, [true, false]);
     if (subgroups && !gpu.subgroups.supported)
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
+    const { windowBuckets } = options;
+    if (
+      windowBuckets !== undefined &&
+      (!Number.isInteger(windowBuckets) || windowBuckets < 1 || (windowBuckets & (windowBuckets - 1)) !== 0)
+    )
+      throw new InvalidArgumentError(`${where}: windowBuckets must be a power of two, got ${String(windowBuckets)}`);
     const buckets = Math.max(1, Math.ceil(shared.capacity / BUCKET_SLOTS));
-    if (buckets > maxBuckets(gpu)) throw limitError(gpu, buckets);
+    if (buckets > maxBuckets(gpu, windowBuckets)) throw limitError(gpu, buckets, windowBuckets);
     return gpu.run(where, async () => {
-      const settings = { ...shared, minLoadFactor, resizeBatch, maxEvictions, opChunk, subgroups };
+      const settings = { ...shared, minLoadFactor, resizeBatch, maxEvictions, opChunk, subgroups, windowBuckets };
       const engine = new HiveEngine(gpu, buckets, settings);
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);
@@ -147,13 +160,14 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
 
   /**
    * Makes room for `n` keys under the upper load threshold (splits buckets now), and keeps that
-   * capacity through later automatic contraction. Throws LimitExceededError past one binding.
+   * capacity through later automatic contraction. Throws LimitExceededError past the device's limit (maxBuckets).
    */
   reserve(n: number): Promise<void> {
     return this.runOp('reserve', async () => {
       integerIn('HiveTable.reserve', 'n', n, 0, Number.MAX_SAFE_INTEGER);
       const target = Math.max(1, Math.ceil(n / (this.maxLoadFactor * BUCKET_SLOTS)));
-      if (target > maxBuckets(this.gpu)) throw limitError(this.gpu, target);
+      const storage = this.engine.storage;
+      if (target > storage.maxBuckets) throw limitError(this.gpu, target, storage.windowBuckets);
       const resizer = this.engine.resizer;
       await resizer.expandTo(target);
       resizer.floor = Math.max(resizer.floor, target);
@@ -183,7 +197,7 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       const jobs = e.d.buckets + e.storage.stashLines;
       const encoder = this.gpu.device.createCommandEncoder();
       const buffers = { slots_ro: e.storage.slots, masks_ro: e.storage.meta, out: out.buffer };
-      e.d.dispatch(encoder, statsKernel.variant(), jobs, buffers, { n: jobs, aux0: e.d.buckets });
+      e.d.dispatch(encoder, statsKernel.variant(e.storage.windowing), jobs, buffers, { n: jobs, aux0: e.d.buckets });
       this.gpu.submit([encoder.finish()]);
       const words = await this.gpu.download(out);
       const w = (i: number) => words[i] as number;
@@ -217,13 +231,20 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
     return this.engine.d;
   }
 
-  /** @internal The raw buffers, for invariant checks in tests. */
-  debugSnapshot(): Promise<{ slots: Uint32Array; meta: Uint32Array; buckets: number; nalloc: number; stashLines: number }> {
+  /** @internal The raw buffers (the slots' windows joined, and how many there are), for invariant checks in tests. */
+  debugSnapshot(): Promise<{
+    slots: Uint32Array;
+    meta: Uint32Array;
+    buckets: number;
+    nalloc: number;
+    stashLines: number;
+    windows: number;
+  }> {
     return this.runOp('debugSnapshot', async () => {
       const s = this.engine.storage;
-      const slots = new Uint32Array(await this.gpu.readBytes(s.slots, 0, slotsBytes(s.nalloc)));
+      const slots = await s.readSlots(slotsBytes(s.nalloc));
       const meta = new Uint32Array(await this.gpu.readBytes(s.meta, 0, s.metaWords(s.nalloc) * 4));
-      return { slots, meta, buckets: this.engine.d.buckets, nalloc: s.nalloc, stashLines: s.stashLines };
+      return { slots, meta, buckets: this.engine.d.buckets, nalloc: s.nalloc, stashLines: s.stashLines, windows: s.windowing.windows };
     });
   }
 }

@@ -37,6 +37,12 @@ export interface HiveOptions extends DictionaryOptions {
    * the per-batch scratch lists. Tests lower it to exercise the chunking.
    */
   opChunk?: number;
+  /**
+   * @internal Test-only: buckets per window of the slots (a power of two). A table whose buckets
+   * and stash exceed it keeps its slots in several storage bindings, as tables past one binding
+   * do on a GPU (2^22 buckets a window on an H100).
+   */
+  windowBuckets?: number;
 }
 
 export interface HiveStats extends DictionaryStats {

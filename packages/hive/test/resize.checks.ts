@@ -61,7 +61,7 @@ export const resizeChecks = defineChecks('hive/resize', [
     },
   ),
   {
-    name: 'reserve expands ahead and sets the floor; shrinkToFit contracts and frees memory; past one binding is a typed error',
+    name: 'reserve expands ahead and sets the floor; shrinkToFit contracts and frees memory; past the device limit is a typed error',
     async run({ gpu, rng, scale }) {
       const table = await HiveTable.create(gpu, { capacity: 64 });
       await table.reserve(10_000 * scale);
@@ -85,7 +85,7 @@ export const resizeChecks = defineChecks('hive/resize', [
       expect(error instanceof LimitExceededError, `reserve(2^40): ${error}`);
       error = undefined;
       await HiveTable.create(gpu, { capacity: 2 ** 40 }).catch((e) => (error = e));
-      expect(error instanceof LimitExceededError && /one storage binding/.test(String(error)), `create(2^40): ${error}`);
+      expect(error instanceof LimitExceededError && /maxStorageBuffersPerShaderStage/.test(String(error)), `create(2^40): ${error}`);
       table.destroy();
     },
   },

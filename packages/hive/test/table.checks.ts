@@ -15,6 +15,11 @@ import { type HiveOptions, HiveTable, Op, RESERVED_KEYS } from '../src';
 import { checkLayout, expectLayoutMatches } from './invariants';
 import { pick, shuffle, universe } from './keys';
 
+/** The least power of two at or above n (window sizes that follow a check's scale). */
+function powerOfTwoAtLeast(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+}
+
 export function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
@@ -74,9 +79,14 @@ export async function expectExport(table: HiveTable, model: TableModel, what: st
   }
 }
 
-async function randomSequence({ gpu, rng, scale }: CheckContext, v: Variant, growth: boolean): Promise<void> {
+async function randomSequence(
+  { gpu, rng, scale }: CheckContext,
+  v: Variant,
+  growth: boolean,
+  extra: Partial<HiveOptions> = {},
+): Promise<void> {
   const keys = universe(rng, 3000 * scale);
-  const table = await createTable(gpu, v, { capacity: growth ? 64 : 8192 * scale, growth });
+  const table = await createTable(gpu, v, { capacity: growth ? 64 : 8192 * scale, growth, ...extra });
   const model = new TableModel();
   for (let step = 0; step < 20; step++) {
     const n = 1 + rng.below(700 * scale);
@@ -114,6 +124,10 @@ async function randomSequence({ gpu, rng, scale }: CheckContext, v: Variant, gro
   const stats = await table.stats();
   expect(stats.size === model.size, `stats.size ${stats.size}, model ${model.size}`);
   if (growth) expect(stats.expansions > 0 && table.capacity > 64, `growth never happened: ${JSON.stringify(stats)}`);
+  if (extra.windowBuckets !== undefined) {
+    const { windows } = await table.debugSnapshot();
+    expect(windows >= 3, `the slots ended in ${windows} bindings, not several`);
+  }
   table.destroy();
 }
 
@@ -140,6 +154,21 @@ export const tableChecks = defineChecks('hive/table', [
     true,
   ),
   ...perVariant('random sequences match a CPU model in a large table (no growth)', (ctx, v) => randomSequence(ctx, v, false), true),
+  // Slots in several storage bindings, as tables past one binding keep them on a GPU: windows of
+  // a few buckets (test-only windowBuckets), so every kernel's accessors switch between windows,
+  // growth reallocates from one buffer into windows and between window counts, and the stash
+  // lines lie in the last window. Groups of one lane only: the windowed subgroup kernels compile
+  // for about a minute on SwiftShader (the accessors are the same).
+  ...[variants[1], bulkFallbackVariant].flatMap((v) => [
+    {
+      name: `${v.name}: slots in several bindings: random sequences match a CPU model (with growth, one buffer to 5 windows)`,
+      run: (ctx: CheckContext) => randomSequence(ctx, v, true, { windowBuckets: 32 * powerOfTwoAtLeast(ctx.scale) }),
+    },
+    {
+      name: `${v.name}: slots in several bindings: random sequences match a CPU model in a large table (3 windows)`,
+      run: (ctx: CheckContext) => randomSequence(ctx, v, false, { windowBuckets: 128 * powerOfTwoAtLeast(ctx.scale) }),
+    },
+  ]),
   ...perVariant(
     'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',
     async ({ gpu, rng, scale }, v) => {

@@ -74,4 +74,4 @@ export { chunkLoop, gridStrideLoop } from './loops';
 export * from './scan';
 export { tallyConstant, workgroupTalliesModule } from './tallies';
 export type { StorageWindows } from './windows';
-export { rewriteWindowedAccesses, WindowedAccessError, windowNames } from './windows';
+export { rewriteWindowedAccesses, WindowedAccessError, windowedViews, windowNames } from './windows';

@@ -22,6 +22,22 @@ export interface StorageWindows {
   readonly elementsLog2: number;
 }
 
+const ELEMENT_BYTES_LOG2: Readonly<Record<string, number>> = { u32: 2, 'atomic<u32>': 2, 'vec2<u32>': 3, 'vec4<u32>': 4 };
+
+/**
+ * The StorageWindows of several views of one array (name → element type) split into `count`
+ * windows of 2^windowBytesLog2 bytes each, so every view splits at the same byte boundaries: none
+ * when `count` is 1 (the kernel then binds each view whole and composes unchanged).
+ */
+export function windowedViews(count: number, windowBytesLog2: number, views: Readonly<Record<string, string>>): StorageWindows[] {
+  if (count === 1) return [];
+  return Object.entries(views).map(([name, element]) => {
+    const elementLog2 = ELEMENT_BYTES_LOG2[element];
+    if (elementLog2 === undefined) throw new WindowedAccessError(`${name}: no windowed view as ${element}`);
+    return { name, element, count, elementsLog2: windowBytesLog2 - elementLog2 };
+  });
+}
+
 /** The binding names of an array's windows. */
 export function windowNames(name: string, count: number): string[] {
   return Array.from({ length: count }, (_, k) => `${name}_${k}`);
@@ -80,6 +96,7 @@ function statementEnd(source: string, from: number): number {
  * `source` with every access to a windowed array replaced by an accessor call:
  * - `atomicOp(&NAME[E], ...)` becomes `NAME_atomicOp(E, ...)`;
  * - `NAME[E] = V;` becomes `NAME_store(E, V);`
+ * - `NAME[E][C] = V;` (one component of a vector element) becomes `NAME_store_component(E, C, V);`
  * - any other `NAME[E]` (a read) becomes `NAME_load(E)`.
  * Anything else that names the array (a pointer, `arrayLength`) throws WindowedAccessError.
  */
@@ -107,6 +124,15 @@ export function rewriteWindowedAccesses(source: string, windows: readonly Storag
       from = close + 1;
       continue;
     }
+    const component = componentStore(source, close + 1);
+    if (component) {
+      const inner = rewriteWindowedAccesses(source.slice(component.open + 1, component.close), windows);
+      const end = statementEnd(source, component.valueAt);
+      const value = rewriteWindowedAccesses(source.slice(component.valueAt, end).trim(), windows);
+      out += `${name}_store_component(${index}, ${inner}, ${value})`;
+      from = end;
+      continue;
+    }
     const after = /^\s*=(?!=)/.exec(source.slice(close + 1));
     if (after) {
       const valueAt = close + 1 + after[0].length;
@@ -124,6 +150,16 @@ export function rewriteWindowedAccesses(source: string, windows: readonly Storag
   if (left)
     throw new WindowedAccessError(`'${left[1]}' is windowed, but a use of it is not an element access: ${context(out, left[1] as string)}`);
   return out;
+}
+
+/** At `from` (just past an element access), a component index `[C]` followed by `=`: its brackets and where the value starts. */
+function componentStore(source: string, from: number): { open: number; close: number; valueAt: number } | undefined {
+  const open = /^\s*\[/.exec(source.slice(from));
+  if (!open) return undefined;
+  const at = from + open[0].length - 1;
+  const close = closing(source, at);
+  const assign = /^\s*=(?!=)/.exec(source.slice(close + 1));
+  return assign ? { open: at, close, valueAt: close + 1 + assign[0].length } : undefined;
 }
 
 function context(source: string, name: string): string {
@@ -169,9 +205,13 @@ export function windowAccessors(source: string, windows: readonly StorageWindows
       ].join('\n');
     const uses = (accessor: string) => new RegExp(`\\b${w.name}_${accessor}\\(`).test(source);
     const inner = atomicInner(w.element);
+    const scalar = /^vec[234]<\s*([a-z0-9]+)\s*>$/.exec(w.element.trim())?.[1];
+    if (uses('store_component') && scalar === undefined)
+      throw new WindowedAccessError(`${w.name}: a component store needs vector elements, not ${w.element}`);
     if (inner === undefined) {
       if (uses('load')) out.push(fn(`load(e: u32) -> ${w.element}`, w.element, (x) => `r = ${x}[o];`));
       if (uses('store')) out.push(fn(`store(e: u32, v: ${w.element})`, undefined, (x) => `${x}[o] = v;`));
+      if (uses('store_component')) out.push(fn(`store_component(e: u32, c: u32, v: ${scalar})`, undefined, (x) => `${x}[o][c] = v;`));
       continue;
     }
     for (const op of ATOMIC_OPS) {

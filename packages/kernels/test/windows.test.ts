@@ -1,6 +1,6 @@
 import { describeChecks } from '@gpuhash/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { composeWgsl, rewriteWindowedAccesses, type StorageWindows, WindowedAccessError, wgslModule } from '../src';
+import { composeWgsl, rewriteWindowedAccesses, type StorageWindows, WindowedAccessError, wgslModule, windowedViews } from '../src';
 import { windowsChecks } from './windows.checks';
 
 const slots: StorageWindows = { name: 'slots', element: 'atomic<u32>', count: 4, elementsLog2: 27 };
@@ -32,6 +32,27 @@ describe('rewriteWindowedAccesses', () => {
       'pairs_store(b + s, vec2<u32>(pairs_load(s).y, 1u));',
     );
     expect(rewriteWindowedAccesses('if (pairs[s] == v) {}', [pairs])).toBe('if (pairs_load(s) == v) {}');
+  });
+
+  it('rewrites a store to one component of a vector element, and reads of one', () => {
+    expect(rewriteWindowedAccesses('slots_ro[w / 4u][w % 4u] = slots_ro[j][k] + 1u;', [ro])).toBe(
+      'slots_ro_store_component(w / 4u, w % 4u, slots_ro_load(j)[k] + 1u);',
+    );
+    const decls = [0, 1].map((k) => `@group(0) @binding(${k}) var<storage, read_write> v_${k}: array<vec4<u32>>;`).join('\n');
+    const v: StorageWindows = { name: 'v', element: 'vec4<u32>', count: 2, elementsLog2: 4 };
+    const source = composeWgsl(`${decls}\nfn put(w: u32) { v[w / 4u][w % 4u] = 7u; }`, { windows: [v] });
+    expect(source).toMatch(/fn v_store_component\(e: u32, c: u32, v: u32\)/);
+    expect(source).toMatch(/default: \{ v_1\[o\]\[c\] = v; \}/);
+    expect(() => composeWgsl('fn put(w: u32) { slots[w][0u] = 7u; }', { windows: [{ ...slots, count: 2 }] })).toThrow(/vector elements/);
+  });
+
+  it('splits views of one array at the same bytes, and not at all in one window', () => {
+    expect(windowedViews(1, 30, { slots: 'u32' })).toEqual([]);
+    expect(windowedViews(3, 30, { slots: 'atomic<u32>', slots_v4: 'vec4<u32>' })).toEqual([
+      { name: 'slots', element: 'atomic<u32>', count: 3, elementsLog2: 28 },
+      { name: 'slots_v4', element: 'vec4<u32>', count: 3, elementsLog2: 26 },
+    ]);
+    expect(() => windowedViews(2, 30, { slots: 'f16' })).toThrow(WindowedAccessError);
   });
 
   it('refuses what an accessor cannot stand for', () => {

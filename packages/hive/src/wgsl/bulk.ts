@@ -3,6 +3,7 @@ import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/ke
 import { HOME_SLOTS } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { hiveParams } from './params';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
  * The bulk build: a large insert batch placed region by region in workgroup memory. Pass A spends
@@ -304,18 +305,19 @@ ${entryPoint(WORKGROUP_SIZE)} {
 export const bulkBuildKernel = defineKernel({
   name: 'hive.bulk.build',
   workgroupSize: WORKGROUP_SIZE,
+  variant: ONE_WINDOW,
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots: storage('read_write', 'vec4<u32>'),
+    slots: slotsBinding('read_write', 'vec4<u32>', v),
     masks: storage('read_write', 'u32'),
     records: storage('read', 'vec4<u32>'),
     ends: storage('read', 'u32'),
     counters: storage('read_write', 'atomic<u32>'),
     spill: storage('read_write', 'atomic<u32>'),
     room: storage('read', 'u32'),
-  },
-  source: (decls) =>
+  }),
+  source: (decls, w) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -533,6 +535,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
     if (a != 0u) { atomicAdd(&counters[C_SIZE], a); }
   }
 }`,
-      { modules: [gridModule, commonModule] },
+      { modules: [gridModule, commonModule], windows: slotWindows(w, { slots: 'vec4<u32>' }) },
     ),
 });

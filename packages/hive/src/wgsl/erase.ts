@@ -6,6 +6,7 @@ import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
  * Erase batches: WCME over homes settles most keys (hv_home_lookup), the transposed WCME over
@@ -15,17 +16,17 @@ import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
 export const eraseKernel = defineKernel({
   name: 'hive.erase',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false },
+  variant: { subgroups: false, ...ONE_WINDOW },
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots: storage('read_write', 'atomic<u32>'),
+    slots: slotsBinding('read_write', 'atomic<u32>', v),
     masks: storage('read_write', 'atomic<u32>'),
     keys: storage('read', 'u32'),
     counters: storage('read_write', 'atomic<u32>'),
     lists: storage('read_write', 'atomic<u32>'),
-  },
-  source: (decls, { subgroups }) =>
+  }),
+  source: (decls, { subgroups, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -78,6 +79,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           listsModule,
           overflowModule,
         ],
+        windows: slotWindows(w, { slots: 'atomic<u32>' }),
       },
     ),
 });

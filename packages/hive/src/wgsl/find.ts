@@ -3,6 +3,7 @@ import { chunkLoop, composeWgsl, entryPoint, gridModule } from '@gpuhash/kernels
 import { HOME_SLOTS, homeGeometry } from '../split-pointer';
 import { commonModuleFor, WORKGROUP_SIZE } from './common';
 import { hiveParams } from './params';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
  * Finds, read-only and lane by lane: no cooperation, since a lane reads one 32-byte sector where a
@@ -33,26 +34,25 @@ import { hiveParams } from './params';
  * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
  * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
- * Bindings: params, slots_ro, ops, keys, out_values, out_found, counters (read), masks_ro (the meta
- * buffer), slots_v4 (the slots buffer again, as 16-byte words).
+ * Bindings: params, ops, keys, out_values, out_found, counters (read), masks_ro (the meta buffer),
+ * slots_v4 (the slots buffer as 16-byte words: a value word is read as its word's component).
  */
 export const findKernel = defineKernel({
   name: 'hive.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { homeSlots: HOME_SLOTS },
+  variant: { homeSlots: HOME_SLOTS, ...ONE_WINDOW },
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots_ro: storage('read', 'u32'),
     ops: storage('read', 'u32'),
     keys: storage('read', 'u32'),
     out_values: storage('read_write', 'u32'),
     out_found: storage('read_write', 'u32'),
     counters: storage('read', 'u32'),
     masks_ro: storage('read', 'u32'),
-    slots_v4: storage('read', 'vec4<u32>'),
-  },
-  source: (decls, { homeSlots }) => {
+    slots_v4: slotsBinding('read', 'vec4<u32>', v),
+  }),
+  source: (decls, { homeSlots, ...windowing }) => {
     const w = homeWords(homeSlots);
     const home = w.readHome('', 'b1', 'h');
     return composeWgsl(
@@ -124,7 +124,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
       }
     }
 ${slowPath(w)}
-    if (at != NONE && !known) { value = slots_ro[hv_vw(at)]; }
+    if (at != NONE && !known) {
+      let vw = hv_vw(at);
+      value = hv_pick4(slots_v4[vw / 4u], vw % 4u);
+    }
     let found = select(0u, 1u, at != NONE);
     if (apply) {
       if (local < params.n && ops[i] == OP_FIND) {
@@ -138,7 +141,7 @@ ${slowPath(w)}
   }
 }
 `,
-      { modules: [gridModule, commonModuleFor(homeSlots)] },
+      { modules: [gridModule, commonModuleFor(homeSlots)], windows: slotWindows(windowing, { slots_v4: 'vec4<u32>' }) },
     );
   },
 });

@@ -2,10 +2,11 @@ import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
-import { opPassBindings, pushGroupModule, retireModule } from './op-pass';
+import { opPassBindings, opPassWindows, pushGroupModule, retireModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
+import { ONE_WINDOW } from './windows';
 
 /**
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
@@ -28,10 +29,10 @@ import { homeScanModule, wcmeModule } from './wcme';
 export const homePassKernel = defineKernel({
   name: 'hive.home-pass',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false },
+  variant: { subgroups: false, ...ONE_WINDOW },
   params: hiveParams,
   bindings: opPassBindings,
-  source: (decls, { subgroups }) =>
+  source: (decls, { subgroups, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -93,6 +94,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           talliesModule,
           listsModule,
         ],
+        windows: opPassWindows(w),
       },
     ),
 });

@@ -2,6 +2,7 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { hiveParams } from './params';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /** Words of the stats kernel's output. */
 export const StatsWord = { tableKeys: 0, stashKeys: 1, fullBuckets: 2, inconsistent: 3, locksHeld: 4 } as const;
@@ -19,14 +20,15 @@ fn job_bucket(j: u32) -> u32 { return select(params.nalloc + (j - params.aux0), 
 export const statsKernel = defineKernel({
   name: 'hive.stats',
   workgroupSize: WORKGROUP_SIZE,
+  variant: ONE_WINDOW,
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots_ro: storage('read', 'u32'),
+    slots_ro: slotsBinding('read', 'u32', v),
     masks_ro: storage('read', 'u32'),
     out: storage('read_write', 'atomic<u32>'),
-  },
-  source: (decls) =>
+  }),
+  source: (decls, w) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -52,7 +54,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, commonModule] },
+      { modules: [gridModule, commonModule], windows: slotWindows(w, { slots_ro: 'u32' }) },
     ),
 });
 
@@ -63,15 +65,16 @@ ${entryPoint(WORKGROUP_SIZE)} {
 export const retrieveKernel = defineKernel({
   name: 'hive.retrieve',
   workgroupSize: WORKGROUP_SIZE,
+  variant: ONE_WINDOW,
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots_ro: storage('read', 'u32'),
+    slots_ro: slotsBinding('read', 'u32', v),
     out_keys: storage('read_write', 'u32'),
     out_values: storage('read_write', 'u32'),
     cursor: storage('read_write', 'atomic<u32>'),
-  },
-  source: (decls) =>
+  }),
+  source: (decls, w) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -105,6 +108,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, commonModule] },
+      { modules: [gridModule, commonModule], windows: slotWindows(w, { slots_ro: 'u32' }) },
     ),
 });

@@ -3,8 +3,9 @@ import { composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gp
 import { WORKGROUP_SIZE } from './common';
 import { cuckooModule } from './cuckoo';
 import { listsModule } from './lists';
-import { opPassBindings } from './op-pass';
+import { opPassBindings, opPassWindows } from './op-pass';
 import { hiveParams } from './params';
+import { ONE_WINDOW } from './windows';
 
 /**
  * Lanes per op in the locked pass: a cooperative group of 4 lanes scans a bucket in 8 steps, so
@@ -30,10 +31,10 @@ export const LOCKED_ROUNDS = 4096;
 export const lockedPassKernel = defineKernel({
   name: 'hive.locked-pass',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false, tile: LOCKED_TILE },
+  variant: { subgroups: false, tile: LOCKED_TILE, ...ONE_WINDOW },
   params: hiveParams,
   bindings: opPassBindings,
-  source: (decls, { subgroups, tile }) =>
+  source: (decls, { subgroups, tile, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -160,6 +161,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, cuckooModule(subgroups), listsModule], constants: { LOCKED_ROUNDS } },
+      { modules: [gridModule, cuckooModule(subgroups), listsModule], constants: { LOCKED_ROUNDS }, windows: opPassWindows(w) },
     ),
 });

@@ -7,6 +7,7 @@ import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { lookupLanesModule, wcmeModule } from './wcme';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
 export const CHECK_ROUNDS = 4096;
@@ -17,9 +18,9 @@ export const CLAIM_ROUNDS = 1024;
  * The bindings every op pass (A, B and the home pass) shares; insert batches bind keys as ops (both
  * read-only) and a stand-in buffer as out.
  */
-export const opPassBindings = {
+export const opPassBindings = (v: SlotWindows) => ({
   params: uniform(),
-  slots: storage('read_write', 'atomic<u32>'),
+  slots: slotsBinding('read_write', 'atomic<u32>', v),
   masks: storage('read_write', 'atomic<u32>'),
   ops: storage('read', 'u32'),
   keys: storage('read', 'u32'),
@@ -27,7 +28,10 @@ export const opPassBindings = {
   out: storage('read_write', 'vec2<u32>'),
   counters: storage('read_write', 'atomic<u32>'),
   lists: storage('read_write', 'atomic<u32>'),
-};
+});
+
+/** The op passes' `windows` option: the slots, bound as words. */
+export const opPassWindows = (v: SlotWindows) => slotWindows(v, { slots: 'atomic<u32>' });
 
 /**
  * Appends \`entry\` to \`list\` for every lane of the group where pred holds: one atomicAdd per
@@ -98,10 +102,10 @@ export function retireModule(subgroups: boolean): WgslModule {
 export const opPassKernel = defineKernel({
   name: 'hive.op-pass',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false },
+  variant: { subgroups: false, ...ONE_WINDOW },
   params: hiveParams,
   bindings: opPassBindings,
-  source: (decls, { subgroups }) =>
+  source: (decls, { subgroups, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -305,6 +309,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           retireModule(subgroups),
         ],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
+        windows: opPassWindows(w),
       },
     ),
 });

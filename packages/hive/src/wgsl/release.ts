@@ -2,6 +2,7 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { hiveParams } from './params';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
  * Frees the slots a batch retired (erased in a mixed batch, or abandoned claims): key back to
@@ -12,14 +13,15 @@ import { hiveParams } from './params';
 export const releaseKernel = defineKernel({
   name: 'hive.release',
   workgroupSize: WORKGROUP_SIZE,
+  variant: ONE_WINDOW,
   params: hiveParams,
-  bindings: {
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    slots: storage('read_write', 'atomic<u32>'),
+    slots: slotsBinding('read_write', 'atomic<u32>', v),
     masks: storage('read_write', 'atomic<u32>'),
     lists: storage('read_write', 'atomic<u32>'),
-  },
-  source: (decls) =>
+  }),
+  source: (decls, w) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -33,6 +35,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, commonModule] },
+      { modules: [gridModule, commonModule], windows: slotWindows(w, { slots: 'atomic<u32>' }) },
     ),
 });

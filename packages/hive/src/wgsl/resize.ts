@@ -5,13 +5,14 @@ import { commonModule, WORKGROUP_SIZE } from './common';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { rowBallotModule } from './wcme';
+import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /** The table, written: its slots and its masks (free masks, then lock words). */
-const tableBindings = {
+const tableBindings = (v: SlotWindows) => ({
   params: uniform(),
-  slots: storage('read_write', 'atomic<u32>'),
+  slots: slotsBinding('read_write', 'atomic<u32>', v),
   masks: storage('read_write', 'atomic<u32>'),
-};
+});
 
 const homes = Array.from({ length: HOMES }, (_, h) => h);
 /** Per home h: the movers whose home is h (row ballots into by_home_h; scalars, since a vector or array indexed at run time spills on NVIDIA). */
@@ -58,10 +59,10 @@ fn hv_move_out(src: u32, dst: u32) {
 export const splitKernel = defineKernel({
   name: 'hive.split',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false },
+  variant: { subgroups: false, ...ONE_WINDOW },
   params: hiveParams,
   bindings: tableBindings,
-  source: (decls, { subgroups }) =>
+  source: (decls, { subgroups, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -131,7 +132,7 @@ ${homeBallots}
   }
 }
 `,
-      { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
+      { modules: [gridModule, rowBallotModule(subgroups), overflowModule], windows: slotWindows(w, { slots: 'atomic<u32>' }) },
     ),
 });
 
@@ -171,10 +172,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
 export const mergeKernel = defineKernel({
   name: 'hive.merge',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { subgroups: false },
+  variant: { subgroups: false, ...ONE_WINDOW },
   params: hiveParams,
-  bindings: { ...tableBindings, counters: storage('read_write', 'atomic<u32>') },
-  source: (decls, { subgroups }) =>
+  bindings: (v: SlotWindows) => ({ ...tableBindings(v), counters: storage('read_write', 'atomic<u32>') }),
+  source: (decls, { subgroups, ...w }) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -215,7 +216,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
   }
 }
 `,
-      { modules: [gridModule, rowBallotModule(subgroups), overflowModule] },
+      { modules: [gridModule, rowBallotModule(subgroups), overflowModule], windows: slotWindows(w, { slots: 'atomic<u32>' }) },
     ),
 });
 
@@ -223,27 +224,28 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
  * Moves the stash into reallocated storage: each live entry of the old stash (jobs = its slots)
  * takes a free slot of its line in the new one. The new stash has as many lines or more (a power
  * of two multiple), so each new line receives keys of a single old line and never overflows.
- * params describe the new storage; aux0 = the old nalloc.
+ * params describe the new storage. `old_stash` holds the old stash lines alone (copied out of the
+ * old slots first), so the kernel binds one table's windows, not two.
  */
 export const relocateStashKernel = defineKernel({
   name: 'hive.relocate-stash',
   workgroupSize: WORKGROUP_SIZE,
   params: hiveParams,
-  bindings: {
+  variant: ONE_WINDOW,
+  bindings: (v: SlotWindows) => ({
     params: uniform(),
-    old_slots: storage('read', 'u32'),
-    slots: storage('read_write', 'atomic<u32>'),
+    old_stash: storage('read', 'u32'),
+    slots: slotsBinding('read_write', 'atomic<u32>', v),
     masks: storage('read_write', 'atomic<u32>'),
-  },
-  source: (decls) =>
+  }),
+  source: (decls, w) =>
     composeWgsl(
       /* wgsl */ `
 ${decls}
 
 ${entryPoint(WORKGROUP_SIZE)} {
   ${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {
-    let g = params.aux0 * 32u + j;
-    let key = old_slots[hv_kw(g)];
+    let key = old_stash[hv_kw(j)];
     if (key >= TOMBSTONE) { continue; }
     let line = hv_stash_bucket(key);
     var seen = atomicLoad(&masks[line]);
@@ -253,7 +255,7 @@ ${entryPoint(WORKGROUP_SIZE)} {
       let old = atomicAnd(&masks[line], ~bit);
       if ((old & bit) != 0u) {
         let at = line * 32u + firstTrailingBit(bit);
-        atomicStore(&slots[hv_vw(at)], old_slots[hv_vw(g)]);
+        atomicStore(&slots[hv_vw(at)], old_stash[hv_vw(j)]);
         atomicStore(&slots[hv_kw(at)], key);
         break;
       }
@@ -262,6 +264,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
   }
 }
 `,
-      { modules: [gridModule, commonModule] },
+      { modules: [gridModule, commonModule], windows: slotWindows(w, { slots: 'atomic<u32>' }) },
     ),
 });

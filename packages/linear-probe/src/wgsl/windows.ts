@@ -1,5 +1,5 @@
 import { type StorageAccess, storage } from '@gpuhash/core';
-import type { StorageWindows } from '@gpuhash/kernels';
+import { type StorageWindows, windowedViews } from '@gpuhash/kernels';
 import { keyLayout } from './key-layouts';
 import type { KeyLayout } from './layout';
 
@@ -17,8 +17,6 @@ export interface SlotWindows {
 /** The variant fields of a table in one binding (every kernel's default). */
 export const ONE_WINDOW: SlotWindows = { windows: 1, windowSlotsLog2: 0 };
 
-const ELEMENT_BYTES_LOG2: Readonly<Record<string, number>> = { u32: 2, 'atomic<u32>': 2, 'vec2<u32>': 3, 'vec4<u32>': 4 };
-
 /** A binding of the slot array as `element`s: one buffer, or a list of `windows` buffers. */
 export function slotsBinding(access: StorageAccess, element: string, v: SlotWindows) {
   return storage(access, element, v.windows);
@@ -29,11 +27,6 @@ export function slotsBinding(access: StorageAccess, element: string, v: SlotWind
  * when the table is in one binding (the kernel's WGSL is then exactly the unwindowed one).
  */
 export function slotWindows(v: SlotWindows & { layout: KeyLayout['name'] }, arrays: Readonly<Record<string, string>>): StorageWindows[] {
-  if (v.windows === 1) return [];
   const slotBytesLog2 = Math.log2(4 * keyLayout(v.layout).wordsPerSlot);
-  return Object.entries(arrays).map(([name, element]) => {
-    const elementLog2 = ELEMENT_BYTES_LOG2[element];
-    if (elementLog2 === undefined) throw new Error(`linear-probe: no windowed view of the slots as ${element}`);
-    return { name, element, count: v.windows, elementsLog2: v.windowSlotsLog2 + slotBytesLog2 - elementLog2 };
-  });
+  return windowedViews(v.windows, v.windowSlotsLog2 + slotBytesLog2, arrays);
 }
