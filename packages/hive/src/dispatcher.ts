@@ -1,4 +1,4 @@
-import { type BindingsLayout, type DefinedKernel, type EncodeOptions, encodeExclusiveScan, type Gpu } from '@gpuhash/core';
+import { type Binding, type BindingsLayout, type DefinedKernel, type EncodeOptions, encodeExclusiveScan, type Gpu } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
 import {
@@ -17,6 +17,7 @@ import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, WORKGROUP_SIZE } from './wgs
 import { findKernel } from './wgsl/find';
 import { homePassKernel } from './wgsl/home-pass';
 import { listedPlanKernel } from './wgsl/listed-plan';
+import { appendFailedKernel } from './wgsl/lists';
 import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { type opPassBindings, opPassKernel } from './wgsl/op-pass';
 import type { HiveParams, HiveParamValues } from './wgsl/params';
@@ -57,8 +58,8 @@ type OpPassBuffers = EncodeOptions<ReturnType<typeof opPassBindings>, HiveParams
 /** A batch of ops in device buffers: insert batches leave ops and out out. */
 export interface OpBatch {
   ops?: GPUBuffer;
-  keys: GPUBuffer;
-  values: GPUBuffer;
+  keys: Binding;
+  values: Binding;
   out?: GPUBuffer;
   n: number;
   mode: number;
@@ -189,23 +190,51 @@ export class Dispatcher {
   }
 
   /**
-   * An insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each region in
-   * workgroup memory, then the op passes over the keys it spilled (and the reserved keys, which
-   * pass A reports as it reports them in any batch). With timestamp writes, the count pass writes
-   * the beginning and pass B the end.
+   * An insert batch by the bulk build, in parts of at most `partKeys` keys (each part's records,
+   * 16 bytes a key, must fit one binding: 2^27 - 64 keys on an H100). Each part binds its range of
+   * the keys and values; the failed lists of the parts add up in the table's, batch-relative.
+   * With timestamp writes, the first part's count pass writes the beginning and the last pass B
+   * the end.
    */
-  encodeBulkInsert(
+  encodeBulkInsertParts(
     encoder: GPUCommandEncoder,
     b: OpBatch,
     scratch: BulkScratch,
     plan: boolean,
+    partKeys: number,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const s = this.storage;
-    const { n } = b;
-    const regions = scratch.regions;
-    s.ensureLists(Math.min(n, this.chunk));
+    s.ensureLists(Math.min(b.n, this.chunk));
     encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
+    const parts = Math.max(1, Math.ceil(b.n / partKeys));
+    const [first, last] = splitTimestamps(timestampWrites);
+    for (let k = 0; k < parts; k++) {
+      const start = k * partKeys;
+      const n = Math.min(partKeys, b.n - start);
+      const part = parts === 1 ? b : { ...b, keys: bindingRange(b.keys, start, n), values: bindingRange(b.values, start, n), n };
+      const tw = joinTimestamps(k === 0 ? first : undefined, k === parts - 1 ? last : undefined);
+      this.encodeBulkInsert(encoder, part, scratch, plan, start, tw);
+    }
+  }
+
+  /**
+   * One part of an insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each
+   * region in workgroup memory, then the op passes over the keys it spilled (and the reserved
+   * keys, which pass A reports as it reports them in any batch), whose failures join the table's
+   * failed list shifted by `start`, the part's first batch index. With timestamp writes, the
+   * count pass writes the beginning and pass B the end.
+   */
+  private encodeBulkInsert(
+    encoder: GPUCommandEncoder,
+    b: OpBatch,
+    scratch: BulkScratch,
+    plan: boolean,
+    start: number,
+    timestampWrites?: GPUComputePassTimestampWrites,
+  ): void {
+    const s = this.storage;
+    const regions = scratch.regions;
     encoder.clearBuffer(scratch.spill, 0, 4);
     const [first, last] = splitTimestamps(timestampWrites);
     this.encodePartition(encoder, b, scratch, plan, first);
@@ -224,7 +253,7 @@ export class Dispatcher {
       aux0: this.buckets,
       aux1: plan ? 1 : 0,
     });
-    this.encodeSpillPasses(encoder, b, scratch, last);
+    this.encodeSpillPasses(encoder, b, scratch, start, last);
   }
 
   /**
@@ -284,10 +313,16 @@ export class Dispatcher {
    * planned on the device from the spill's length, and the lists in the records buffer, which the
    * build has consumed and which holds a list of n entries each. (The op passes proper run in
    * chunks, lists sized to one chunk: over a spill of a few percent of the batch, that was three
-   * passes for each 2^22 keys of the batch, nearly all of them empty.) The failed list is copied to
-   * the table's at the end: its count, and as many entries as that holds.
+   * passes for each 2^22 keys of the batch, nearly all of them empty.) The failed list is appended
+   * to the table's at the end (appendFailedKernel): its count, and as many entries as that holds.
    */
-  private encodeSpillPasses(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch, last?: GPUComputePassTimestampWrites): void {
+  private encodeSpillPasses(
+    encoder: GPUCommandEncoder,
+    b: OpBatch,
+    scratch: BulkScratch,
+    start: number,
+    last?: GPUComputePassTimestampWrites,
+  ): void {
     const s = this.storage;
     const lists = scratch.records;
     const listCap = scratch.n;
@@ -305,9 +340,14 @@ export class Dispatcher {
       indirect: planned(2),
       timestampWrites: last,
     });
-    const failedAt = (cap: number) => (LIST_HEADER + List.failed * cap) * 4;
-    encoder.copyBufferToBuffer(lists, List.failed * 4, s.lists, List.failed * 4, 4);
-    encoder.copyBufferToBuffer(lists, failedAt(listCap), s.lists, failedAt(s.listCap), Math.min(listCap, s.listCap) * 4);
+    this.dispatch(
+      encoder,
+      appendFailedKernel.variant(),
+      WORKGROUP_SIZE,
+      { part_lists: lists, lists: s.lists },
+      { n: 0, aux0: start, aux1: listCap },
+      { maxWorkgroups: 1 },
+    );
   }
 
   /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */
@@ -320,7 +360,7 @@ export class Dispatcher {
   }
 
   /** The buffers of an op pass (A, B or the home pass) over the table, by binding name. */
-  opBuffers(ops: GPUBuffer, keys: GPUBuffer, values: GPUBuffer, out: GPUBuffer, lists: GPUBuffer): OpPassBuffers {
+  opBuffers(ops: Binding, keys: Binding, values: Binding, out: GPUBuffer, lists: GPUBuffer): OpPassBuffers {
     const s = this.storage;
     return { slots: s.slots, masks: s.meta, ops, keys, values, out, counters: s.counters, lists };
   }
@@ -329,7 +369,7 @@ export class Dispatcher {
    * The buffers of a find pass: the table read-only (the slots as 16-byte words; the meta buffer's
    * masks and lock words), keys as ops (find batches; a mixed batch's caller names its ops).
    */
-  findBuffers(keys: GPUBuffer, outValues: GPUBuffer, outFound: GPUBuffer) {
+  findBuffers(keys: Binding, outValues: GPUBuffer, outFound: GPUBuffer) {
     const s = this.storage;
     return {
       ops: keys,
@@ -361,4 +401,24 @@ export function splitTimestamps(
     begin === undefined ? undefined : { querySet, beginningOfPassWriteIndex: begin },
     end === undefined ? undefined : { querySet, endOfPassWriteIndex: end },
   ];
+}
+
+/** Timestamp writes of a beginning and an end that come from two halves (either may be missing). */
+function joinTimestamps(
+  first: GPUComputePassTimestampWrites | undefined,
+  last: GPUComputePassTimestampWrites | undefined,
+): GPUComputePassTimestampWrites | undefined {
+  if (!first) return last;
+  if (!last) return first;
+  return {
+    querySet: first.querySet,
+    beginningOfPassWriteIndex: first.beginningOfPassWriteIndex,
+    endOfPassWriteIndex: last.endOfPassWriteIndex,
+  };
+}
+
+/** Words [start, start + n) of a binding (a buffer, or a range of one) as a binding of their own. */
+function bindingRange(b: Binding, start: number, n: number): Binding {
+  const [buffer, offset] = 'buffer' in b ? [b.buffer, b.offset ?? 0] : [b, 0];
+  return { buffer, offset: offset + start * 4, size: n * 4 };
 }

@@ -17,7 +17,7 @@ import { Resizer } from './resizer';
 import { TOMBSTONE_KEY } from './sentinels';
 import { BUCKET_SLOTS } from './split-pointer';
 import { bulkRecordsBytes, HiveStorage } from './storage';
-import { BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
+import { BULK_RECORD_BYTES, BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
@@ -32,6 +32,7 @@ export interface HiveSettings {
   subgroups: boolean;
   bulkInsert: 'auto' | 'always' | 'never';
   opChunk: number;
+  bulkPartKeys?: number;
   windowBuckets?: number;
 }
 
@@ -94,8 +95,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
    */
   encodeInsert(encoder: GPUCommandEncoder, keys: GPUBuffer, values: GPUBuffer, n: number, options: EncodeInsertOptions = {}): void {
     const b: OpBatch = { keys, values, n, mode: options.assign ? MODE_ASSIGN : MODE_INSERT };
-    if (this.useBulk(n))
-      this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(n, this.d.buckets), this.bulkPlan(n), options.timestampWrites);
+    if (this.useBulk(n)) this.encodeBulk(encoder, b, options.timestampWrites);
     else this.d.encodeOpPasses(encoder, b, options.timestampWrites);
   }
 
@@ -161,7 +161,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
    */
   reserveBatch(n: number): void {
     this.storage.ensureLists(Math.min(n, this.d.chunk));
-    if (this.useBulk(n)) this.storage.bulkScratch(n, this.d.buckets);
+    if (this.useBulk(n)) this.storage.bulkScratch(Math.min(n, this.bulkPartKeys), this.d.buckets);
   }
 
   // ---- host-operation steps ------------------------------------------------------------------
@@ -204,7 +204,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     const b: OpBatch = { keys: batch.keys, values: batch.values as GPUBuffer, n: batch.n, mode: assign ? MODE_ASSIGN : MODE_INSERT };
     if (attempt > 0 || !this.useBulk(b.n)) return this.runOpPasses(b);
     const encoder = this.gpu.device.createCommandEncoder();
-    this.d.encodeBulkInsert(encoder, b, this.storage.bulkScratch(b.n, this.d.buckets), this.bulkPlan(b.n));
+    this.encodeBulk(encoder, b);
     this.gpu.submit([encoder.finish()]);
     const report = await this.refresh();
     return report.count < this.storage.listCap ? report : this.runOpPasses(b);
@@ -285,6 +285,28 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     return mergeFailures(reports);
   }
 
+  /** A bulk build of batch b, in parts of at most bulkPartKeys. */
+  private encodeBulk(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): void {
+    const part = this.bulkPartKeys;
+    const scratch = this.storage.bulkScratch(Math.min(b.n, part), this.d.buckets);
+    this.d.encodeBulkInsertParts(encoder, b, scratch, this.bulkPlan(b.n), part, timestampWrites);
+  }
+
+  /**
+   * Keys of one part of a bulk build: its records (16 bytes a key), and the spill passes' lists
+   * after them, fit one storage binding (2^27 - 64 keys on an H100), and parts start at offsets
+   * the device can bind (multiples of minStorageBufferOffsetAlignment).
+   */
+  private get bulkPartKeys(): number {
+    if (this.settings.bulkPartKeys !== undefined) return this.settings.bulkPartKeys;
+    const limits = this.gpu.limits;
+    const align = limits.minStorageBufferOffsetAlignment / 4;
+    let part = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / BULK_RECORD_BYTES);
+    part -= part % align;
+    while (part > align && bulkRecordsBytes(part) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) part -= align;
+    return part;
+  }
+
   /**
    * Whether a bulk build of n keys runs with the overflow plan (wgsl/bulk.ts): when it may take the
    * table past load PLAN_FROM_LOAD (by the size last read back).
@@ -303,7 +325,6 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     if (mode === 'never' || n === 0) return false;
     const limits = this.gpu.limits;
     if (limits.maxComputeWorkgroupStorageSize < BULK_WORKGROUP_BYTES) return false;
-    if (bulkRecordsBytes(n) > Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize)) return false;
     if (mode === 'always') return true;
     if (this.gpu.isSoftware) return false;
     return n >= 1 << 15 && n * 16 >= this.capacity;

@@ -75,6 +75,7 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       'subgroups',
       'opChunk',
       'windowBuckets',
+      'bulkPartKeys',
     ]);
     const minLoadFactor = options.minLoadFactor ?? d.minLoadFactor;
     if (!(typeof minLoadFactor === 'number' && minLoadFactor >= 0 && minLoadFactor < shared.maxLoadFactor))
@@ -97,10 +98,13 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       (!Number.isInteger(windowBuckets) || windowBuckets < 1 || (windowBuckets & (windowBuckets - 1)) !== 0)
     )
       throw new InvalidArgumentError(`${where}: windowBuckets must be a power of two, got ${String(windowBuckets)}`);
+    const { bulkPartKeys } = options;
+    if (bulkPartKeys !== undefined && (!Number.isInteger(bulkPartKeys) || bulkPartKeys < 64 || bulkPartKeys % 64 !== 0))
+      throw new InvalidArgumentError(`${where}: bulkPartKeys must be a positive multiple of 64, got ${String(bulkPartKeys)}`);
     const buckets = Math.max(1, Math.ceil(shared.capacity / BUCKET_SLOTS));
     if (buckets > maxBuckets(gpu, windowBuckets)) throw limitError(gpu, buckets, windowBuckets);
     return gpu.run(where, async () => {
-      const settings = { ...shared, minLoadFactor, resizeBatch, maxEvictions, opChunk, subgroups, windowBuckets };
+      const settings = { ...shared, minLoadFactor, resizeBatch, maxEvictions, opChunk, subgroups, windowBuckets, bulkPartKeys };
       const engine = new HiveEngine(gpu, buckets, settings);
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);

@@ -43,6 +43,11 @@ export interface HiveOptions extends DictionaryOptions {
    * do on a GPU (2^22 buckets a window on an H100).
    */
   windowBuckets?: number;
+  /**
+   * @internal Test-only: keys of one part of a bulk build (a multiple of 64). Larger batches build
+   * part after part, as batches whose records exceed one binding do on a GPU (2^27 - 64 keys).
+   */
+  bulkPartKeys?: number;
 }
 
 export interface HiveStats extends DictionaryStats {

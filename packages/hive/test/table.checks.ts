@@ -162,13 +162,53 @@ export const tableChecks = defineChecks('hive/table', [
   ...[variants[1], bulkFallbackVariant].flatMap((v) => [
     {
       name: `${v.name}: slots in several bindings: random sequences match a CPU model (with growth, one buffer to 5 windows)`,
-      run: (ctx: CheckContext) => randomSequence(ctx, v, true, { windowBuckets: 32 * powerOfTwoAtLeast(ctx.scale) }),
+      // Bulk builds in parts of 128 keys, as batches whose records exceed a binding take them.
+      run: (ctx: CheckContext) => randomSequence(ctx, v, true, { windowBuckets: 32 * powerOfTwoAtLeast(ctx.scale), bulkPartKeys: 128 }),
     },
     {
       name: `${v.name}: slots in several bindings: random sequences match a CPU model in a large table (3 windows)`,
       run: (ctx: CheckContext) => randomSequence(ctx, v, false, { windowBuckets: 128 * powerOfTwoAtLeast(ctx.scale) }),
     },
   ]),
+  {
+    name: 'bulk build in parts: batches across many parts report their reserved keys by batch index and store the rest',
+    async run({ gpu, rng, scale }) {
+      const n = 1000 * scale + 37;
+      const keys = universe(rng, n);
+      const values = rng.u32Array(n);
+      const reservedAt = [...new Set(Array.from({ length: 24 }, () => rng.below(n)))].sort((a, b) => a - b);
+      reservedAt.forEach((i, j) => {
+        keys[i] = RESERVED_KEYS[j % RESERVED_KEYS.length] as number;
+      });
+      const model = new TableModel();
+      const kept = keys.filter((_, i) => !reservedAt.includes(i));
+      model.insert(
+        kept,
+        values.filter((_, i) => !reservedAt.includes(i)),
+        false,
+      );
+      // Parts of 64 keys: about 16 per 1000, each binding its range of the batch.
+      const table = await HiveTable.create(gpu, { capacity: 4 * n, bulkInsert: 'always', bulkPartKeys: 64, subgroups: false });
+      const dk = gpu.upload(keys);
+      const dv = gpu.upload(values);
+      const encoder = gpu.device.createCommandEncoder();
+      table.encodeInsert(encoder, dk.buffer, dv.buffer, n);
+      gpu.submit([encoder.finish()]);
+      const r = await table.sync();
+      expectSameArrays('refused batch indices', r.refused, Uint32Array.from(reservedAt));
+      expect(r.failed.length === 0 && r.size === model.size, `failed ${r.failed.length}, size ${r.size}, model ${model.size}`);
+      await expectLayoutMatches(table, model, 'device batch in parts');
+      // The host path: a host batch with no reserved key, in parts, assigning.
+      const again = rng.u32Array(kept.length);
+      const ir = await table.insertOrAssign(kept, again);
+      model.insert(kept, again, true);
+      expect(ir.failed.length === 0, `insertOrAssign in parts failed ${ir.failed.length}`);
+      await expectFinds(table, model, kept, 'after insertOrAssign in parts');
+      dk.destroy();
+      dv.destroy();
+      table.destroy();
+    },
+  },
   ...perVariant(
     'duplicate keys in one batch: one of their values is stored; insert keeps, insertOrAssign overwrites',
     async ({ gpu, rng, scale }, v) => {
