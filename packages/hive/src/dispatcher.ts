@@ -55,6 +55,18 @@ export interface ParamFields {
 /** The buffers of an op pass by binding name. */
 type OpPassBuffers = EncodeOptions<ReturnType<typeof opPassBindings>, HiveParams>['buffers'];
 
+/** The buffers of a find pass by binding name (`order` only for the ordered variant). */
+export interface FindBuffers {
+  ops: Binding;
+  keys: Binding;
+  out_values: GPUBuffer;
+  out_found: GPUBuffer;
+  counters: GPUBuffer;
+  masks_ro: GPUBuffer;
+  slots_v4: GPUBuffer | readonly GPUBuffer[];
+  order: GPUBuffer;
+}
+
 /** A batch of ops in device buffers: insert batches leave ops and out out. */
 export interface OpBatch {
   ops?: GPUBuffer;
@@ -367,9 +379,11 @@ export class Dispatcher {
 
   /**
    * The buffers of a find pass: the table read-only (the slots as 16-byte words; the meta buffer's
-   * masks and lock words), keys as ops (find batches; a mixed batch's caller names its ops).
+   * masks and lock words), keys as ops (find batches; a mixed batch's caller names its ops). Only
+   * the ordered variant binds `order`, which the bindings' type cannot tell from the variant: it
+   * is in the type, and given where ordered.
    */
-  findBuffers(keys: Binding, outValues: GPUBuffer, outFound: GPUBuffer) {
+  findBuffers(keys: Binding, outValues: GPUBuffer, outFound: GPUBuffer): FindBuffers {
     const s = this.storage;
     return {
       ops: keys,
@@ -379,7 +393,7 @@ export class Dispatcher {
       counters: s.counters,
       masks_ro: s.meta,
       slots_v4: s.slots,
-    };
+    } as FindBuffers;
   }
 
   private get opPass() {

@@ -3,25 +3,29 @@ import {
   type DictionaryEngine,
   decodeFailures,
   type EncodeInsertOptions,
+  encodeWindowOrder,
   type FailureReport,
   type Gpu,
   type KeySpec,
   mergeFailures,
+  ordersByWindow,
   ScratchArena,
   type StagedApply,
   type StagedBatch,
+  timestampEnds,
   u32KeySpec,
 } from '@gpuhash/core';
 import { Dispatcher, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { TOMBSTONE_KEY } from './sentinels';
 import { BUCKET_SLOTS } from './split-pointer';
-import { bulkRecordsBytes, HiveStorage } from './storage';
+import { bulkRecordsBytes, HiveStorage, slotsBytes } from './storage';
 import { BULK_RECORD_BYTES, BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { eraseKernel } from './wgsl/erase';
 import { findKernel } from './wgsl/find';
 import { retrieveKernel } from './wgsl/inspect';
+import { windowCountKernel, windowGatherKernel, windowScatterKernel } from './wgsl/window-order';
 
 export interface HiveSettings {
   maxLoadFactor: number;
@@ -32,6 +36,7 @@ export interface HiveSettings {
   subgroups: boolean;
   bulkInsert: 'auto' | 'always' | 'never';
   opChunk: number;
+  windowOrder?: 'auto' | 'always' | 'never';
   bulkPartKeys?: number;
   windowBuckets?: number;
 }
@@ -99,7 +104,11 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     else this.d.encodeOpPasses(encoder, b, options.timestampWrites);
   }
 
-  /** One pass: each key's home sector first, the rest of its buckets and the stash where the filters say. */
+  /**
+   * One pass: each key's home sector first, the rest of its buckets and the stash where the
+   * filters say. Over more than 2 GiB of slots, large batches go in window order (the order's
+   * passes, the find walking them, the gather of its answers).
+   */
   encodeFind(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
@@ -109,14 +118,34 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     if (n === 0) return;
-    this.d.dispatch(
+    const s = this.storage;
+    const ordered = ordersByWindow(this.settings.windowOrder ?? 'auto', s.windowing.windows, n, slotsBytes(s.nalloc));
+    const kernel = findKernel.variant({ ...s.windowing, ordered });
+    if (!ordered) {
+      this.d.dispatch(encoder, kernel, n, this.d.findBuffers(keys, outValues, outFound), { n }, { timestampWrites });
+      return;
+    }
+    // The timing spans the order's first pass to the gather's end.
+    const { first, last } = timestampEnds(timestampWrites);
+    const windows = { ...s.windowing };
+    const count = windowCountKernel.variant(windows);
+    const scatter = windowScatterKernel.variant(windows);
+    const { order, positions } = encodeWindowOrder(
+      this.gpu,
       encoder,
-      findKernel.variant(this.storage.windowing),
       n,
-      this.d.findBuffers(keys, outValues, outFound),
-      { n },
-      { timestampWrites },
+      windows.windows,
+      this.scratch,
+      (p, options) =>
+        p.pass === 'count'
+          ? this.d.dispatch(encoder, count, options.invocations, { keys, ...p.buffers }, { n }, options)
+          : this.d.dispatch(encoder, scatter, options.invocations, { keys, ...p.buffers }, { n }, options),
+      first,
     );
+    const listed = { values: this.scratch.get('order.values', n * 4), found: this.scratch.get('order.found', n * 4) };
+    this.d.dispatch(encoder, kernel, n, { ...this.d.findBuffers(keys, listed.values, listed.found), order }, { n });
+    const gather = { positions, listed_values: listed.values, listed_found: listed.found, out_values: outValues, out_found: outFound };
+    this.d.dispatch(encoder, windowGatherKernel.variant(), n, gather, { n }, { timestampWrites: last });
   }
 
   /** One pass. */

@@ -76,6 +76,7 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       'opChunk',
       'windowBuckets',
       'bulkPartKeys',
+      'windowOrder',
     ]);
     const minLoadFactor = options.minLoadFactor ?? d.minLoadFactor;
     if (!(typeof minLoadFactor === 'number' && minLoadFactor >= 0 && minLoadFactor < shared.maxLoadFactor))
@@ -104,7 +105,17 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
     const buckets = Math.max(1, Math.ceil(shared.capacity / BUCKET_SLOTS));
     if (buckets > maxBuckets(gpu, windowBuckets)) throw limitError(gpu, buckets, windowBuckets);
     return gpu.run(where, async () => {
-      const settings = { ...shared, minLoadFactor, resizeBatch, maxEvictions, opChunk, subgroups, windowBuckets, bulkPartKeys };
+      const settings = {
+        ...shared,
+        minLoadFactor,
+        resizeBatch,
+        maxEvictions,
+        opChunk,
+        subgroups,
+        windowBuckets,
+        bulkPartKeys,
+        windowOrder: options.windowOrder,
+      };
       const engine = new HiveEngine(gpu, buckets, settings);
       const encoder = gpu.device.createCommandEncoder();
       engine.encodeClear(encoder);

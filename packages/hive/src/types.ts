@@ -48,6 +48,11 @@ export interface HiveOptions extends DictionaryOptions {
    * part after part, as batches whose records exceed one binding do on a GPU (2^27 - 64 keys).
    */
   bulkPartKeys?: number;
+  /**
+   * @internal Test-only: whether finds take their batch in window order ('auto': batches of 2^16
+   * keys or more over more than 2 GiB of slots).
+   */
+  windowOrder?: 'auto' | 'always' | 'never';
 }
 
 export interface HiveStats extends DictionaryStats {

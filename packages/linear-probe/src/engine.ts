@@ -1,6 +1,6 @@
-import type { BindingsLayout } from '@gpuhash/core';
 import {
   type Binding,
+  type BindingsLayout,
   BufferUsage,
   CapacityError,
   type DefinedKernel,
@@ -8,12 +8,14 @@ import {
   type EncodeInsertOptions,
   type EncodeOptions,
   encodeExclusiveScan,
+  encodeWindowOrder,
   FailureList,
   type FailureReport,
   type Gpu,
   type KeySpec,
   type KeyType,
   LimitExceededError,
+  ordersByWindow,
   ScratchArena,
   type StagedApply,
   type StagedBatch,
@@ -42,8 +44,8 @@ import {
 } from './wgsl/kernels';
 import { keyLayout } from './wgsl/key-layouts';
 import type { KeyLayout } from './wgsl/layout';
-import { type LinearProbeParams, type LinearProbeParamValues, WORKGROUP_SIZE } from './wgsl/params';
-import { ORDER_CHUNK_MIN, ORDER_WORKGROUPS, windowCountKernel, windowGatherKernel, windowScatterKernel } from './wgsl/window-order';
+import type { LinearProbeParams, LinearProbeParamValues } from './wgsl/params';
+import { windowCountKernel, windowGatherKernel, windowScatterKernel } from './wgsl/window-order';
 import { ONE_WINDOW, type SlotWindows } from './wgsl/windows';
 
 /**
@@ -83,16 +85,6 @@ export interface LinearProbeSettings {
   /** Test-only: whether finds take the batch in window order (see ordersFinds). */
   windowOrder?: 'auto' | 'always' | 'never';
 }
-
-/**
- * Finds over tables of more slot bytes than this take their batch in window order
- * (wgsl/window-order.ts): random reads over 1 or 2 GiB ran at the gather rate on an H100, over
- * 4 GiB 5 times slower, and in window order at 0.95 of it (perf-span). Inserts keep batch order:
- * in window order, atomic-path inserts ran 12% faster at 2^29 slots and 15-19% slower at 2^30.
- */
-const ORDER_FROM_BYTES = 2 ** 31;
-/** Smaller batches run in batch order: the order's three passes would cost more than they save. */
-const ORDER_MIN_BATCH = 2 ** 16;
 
 /**
  * Storage bindings an apply pass binds besides the slot windows (ops, keys, values, out, counters,
@@ -289,15 +281,16 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
 
   /** Whether a find of `n` keys takes its batch in window order (wgsl/window-order.ts). */
   private ordersFinds(n: number): boolean {
-    const { windows } = this.windowing;
-    const mode = this.settings.windowOrder ?? 'auto';
-    if (windows === 1 || mode === 'never' || n === 0) return false;
-    return mode === 'always' || (n >= ORDER_MIN_BATCH && this.capacity * 4 * this.layout.wordsPerSlot > ORDER_FROM_BYTES);
+    // Inserts keep batch order: in window order, atomic-path inserts ran 12% faster at 2^29 slots
+    // and 15-19% slower at 2^30 on an H100.
+    const bytes = this.capacity * 4 * this.layout.wordsPerSlot;
+    return ordersByWindow(this.settings.windowOrder ?? 'auto', this.windowing.windows, n, bytes);
   }
 
   /**
    * The batch's indices window by window, in a scratch buffer the next kernel reads as `order`,
-   * and each index's position there (`positions`, for windowGatherKernel).
+   * and each index's position there (`positions`, for windowGatherKernel): @gpuhash/core's
+   * window order, a key's window that of its home slot.
    */
   private encodeWindowOrder(
     encoder: GPUCommandEncoder,
@@ -305,18 +298,21 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     n: number,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): { order: GPUBuffer; positions: GPUBuffer } {
-    const chunks = Math.min(ORDER_WORKGROUPS, Math.ceil(n / ORDER_CHUNK_MIN));
     const variant = { layout: this.layout.name, ...this.windowing };
-    const runs = variant.windows * chunks;
-    const tallies = this.scratch.get('order.tallies', runs * 4);
-    const offsets = this.scratch.get('order.offsets', runs * 4);
-    const order = this.scratch.get('order', n * 4);
-    const positions = this.scratch.get('order.positions', n * 4);
-    const grid = { invocations: chunks * WORKGROUP_SIZE, maxWorkgroups: chunks };
-    this.dispatch(encoder, windowCountKernel.variant(variant), n, { keys, tallies }, { ...grid, timestampWrites });
-    encodeExclusiveScan(this.gpu, encoder, tallies, offsets, runs);
-    this.dispatch(encoder, windowScatterKernel.variant(variant), n, { keys, offsets, order, positions }, grid);
-    return { order, positions };
+    const count = windowCountKernel.variant(variant);
+    const scatter = windowScatterKernel.variant(variant);
+    return encodeWindowOrder(
+      this.gpu,
+      encoder,
+      n,
+      variant.windows,
+      this.scratch,
+      (p, options) =>
+        p.pass === 'count'
+          ? this.dispatch(encoder, count, n, { keys, ...p.buffers }, options)
+          : this.dispatch(encoder, scatter, n, { keys, ...p.buffers }, options),
+      timestampWrites,
+    );
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

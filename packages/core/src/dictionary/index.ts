@@ -34,3 +34,16 @@ export type {
   SyncResult,
   ValuesInput,
 } from './types';
+export type { OrderDispatch, OrderPass, WindowOf } from './window-order';
+export {
+  batchGridLoop,
+  chunkItem,
+  encodeWindowOrder,
+  ORDER_CHUNK_MIN,
+  ORDER_WORKGROUPS,
+  orderBinding,
+  ordersByWindow,
+  WINDOW_ORDER_FROM_BYTES,
+  WINDOW_ORDER_MIN_BATCH,
+  windowOrderKernels,
+} from './window-order';

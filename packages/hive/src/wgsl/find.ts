@@ -1,4 +1,4 @@
-import { defineKernel, storage, uniform } from '@gpuhash/core';
+import { chunkItem, defineKernel, orderBinding, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, entryPoint, gridModule } from '@gpuhash/kernels';
 import { HOME_SLOTS, homeGeometry } from '../split-pointer';
 import { commonModuleFor, WORKGROUP_SIZE } from './common';
@@ -31,7 +31,9 @@ import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windo
  * is the same as before the other sizes were added); the others are checked on SwiftShader against
  * a CPU model of the table (twins.checks.ts), not timed.
  *
- * mode 0 (find batches): out_values[i], out_found[i]. mode MODE_APPLY: the finds of a mixed batch,
+ * mode 0 (find batches): out_values[i], out_found[i]; with \`ordered\`, the batch is walked in the
+ * order \`order\` lists it (@gpuhash/core's window order: tables of more than 2 GiB of slots), each
+ * answer at its list position for the gather to move. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
  * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
  * Bindings: params, ops, keys, out_values, out_found, counters (read), masks_ro (the meta buffer),
@@ -40,9 +42,9 @@ import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windo
 export const findKernel = defineKernel({
   name: 'hive.find',
   workgroupSize: WORKGROUP_SIZE,
-  variant: { homeSlots: HOME_SLOTS, ...ONE_WINDOW },
+  variant: { homeSlots: HOME_SLOTS, ordered: false, ...ONE_WINDOW },
   params: hiveParams,
-  bindings: (v: SlotWindows) => ({
+  bindings: (v: SlotWindows & { ordered: boolean }) => ({
     params: uniform(),
     ops: storage('read', 'u32'),
     keys: storage('read', 'u32'),
@@ -51,8 +53,9 @@ export const findKernel = defineKernel({
     counters: storage('read', 'u32'),
     masks_ro: storage('read', 'u32'),
     slots_v4: slotsBinding('read', 'vec4<u32>', v),
+    ...orderBinding(v.ordered),
   }),
-  source: (decls, { homeSlots, ...windowing }) => {
+  source: (decls, { homeSlots, ordered, ...windowing }) => {
     const w = homeWords(homeSlots);
     const home = w.readHome('', 'b1', 'h');
     return composeWgsl(
@@ -86,8 +89,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
   let stash_live = workgroupUniformLoad(&wg_stash) != 0u;
   let apply = params.mode == MODE_APPLY;
   ${chunkLoop('params.n', WORKGROUP_SIZE)} {
-    // This dispatch covers batch entries aux1 .. aux1 + n - 1.
-    let local = base + lid;
+    // This dispatch covers batch entries aux1 .. aux1 + n - 1 (ordered: in window order, find
+    // batches only, its answers at their list positions).
+    ${chunkItem(ordered, 'local')}
     let i = params.aux1 + local;
     var key = EMPTY;
     var go = false;
@@ -135,8 +139,8 @@ ${slowPath(w)}
         out_values[2u * i + 1u] = found;
       }
     } else if (local < params.n) {
-      out_values[i] = value;
-      out_found[i] = found;
+      out_values[answer_at] = value;
+      out_found[answer_at] = found;
     }
   }
 }

@@ -1,4 +1,4 @@
-import { defineKernel, Op, storage, uniform } from '@gpuhash/core';
+import { batchGridLoop, chunkItem, defineKernel, Op, orderBinding, storage, uniform } from '@gpuhash/core';
 import {
   chunkLoop,
   composeWgsl,
@@ -14,7 +14,6 @@ import type { KeyLayout } from './layout';
 import { findCoopU32Module, insertCoopU32Module } from './layout-u32';
 import { linearProbeParams, WORKGROUP_SIZE } from './params';
 import { talliesModule } from './tallies';
-import { batchGridLoop, chunkItem, orderBinding } from './window-order';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 export { WORKGROUP_SIZE };
@@ -151,7 +150,7 @@ ${entry} {
  * read-only), `pairsAhead` pairs a step past the home pair. With `coop` (u32 keys), the probes
  * still going after `privateSteps` steps are walked by groups of `coopTile` lanes of a subgroup
  * (layout-u32.ts). With `ordered`, the batch is walked in the order `order` lists its indices
- * (window-order.ts) and each answer lands at its list position, for windowGatherKernel to move.
+ * (@gpuhash/core's window order) and each answer lands at its list position, for the gather to move.
  */
 export const findKernel = defineKernel({
   name: 'linear-probe.find',
@@ -193,8 +192,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     let r = lp_find_coop(key, live && !${L.isReserved('key')});
     if (live) {
-      out_values[at] = r.x;
-      out_found[at] = r.y;
+      out_values[answer_at] = r.x;
+      out_found[answer_at] = r.y;
     }
   }
 }`,
@@ -204,13 +203,13 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups: v.subgroups }))
       /* wgsl */ `
 ${decls}
 ${entry} {
-  ${batchGridLoop(v.ordered)}
+  ${batchGridLoop(v.ordered, WORKGROUP_SIZE)}
     let key = ${L.readKey('i')};
     // A reserved key is never stored: it would match an empty or erased slot's marker.
     var r = vec2<u32>(0u, 0u);
     if (!${L.isReserved('key')}) { r = lp_find(key); }
-    out_values[at] = r.x;
-    out_found[at] = r.y;
+    out_values[answer_at] = r.x;
+    out_found[answer_at] = r.y;
   }
 }`,
       { modules: [gridModule, L.find], constants, windows },
