@@ -46,7 +46,7 @@ function windowBucketsLog2(gpu: Gpu, windowBuckets?: number): number {
 /**
  * The most table buckets this device holds: in one storage binding, or in as many windows of the
  * slots as a pass may bind beside its other buffers (maxStorageBuffersPerShaderStage), at most
- * 2^25 (2^30 slots).
+ * 2^25 (2^30 slots). `windowBuckets` is the test-only window size (HiveOptions.windowBuckets).
  */
 export function maxBuckets(gpu: Gpu, windowBuckets?: number): number {
   const limit = bindingLimit(gpu);
