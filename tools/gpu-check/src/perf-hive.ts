@@ -1,11 +1,11 @@
 /**
- * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 in one
- * insert batch each, then runs a 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at 0.95, printing
- * each kernel's GPU time (timestamps around every pass) and the table's stats after each step;
- * then rebuilds to 0.95 and reruns the mixed batch with 32 and 4 lanes per locked-pass op, and last runs
- * the mixed batch at load 0.5 twice.
- * The clock ramps during the first steps: compare passes measured late in the run.
- *   [BULK=never|always] [MIXED=0] node perf-hive.mjs [log2Capacity=27]
+ * Where a Hive batch spends its time: builds a table of 2^LOG slots to loads 0.5 and 0.95 (LOAD)
+ * in one insert batch each (batches of at most 2^28 keys, each timed on its own), then runs a
+ * 0.5:0.3:0.2 insert:find:erase batch of 2^22 ops at that load, printing each kernel's GPU time
+ * (timestamps around every pass) and the table's stats after each step; then rebuilds and reruns
+ * the mixed batch with 32 and 4 lanes per locked-pass op, and last runs the mixed batch at load
+ * 0.5 twice. The clock ramps during the first steps: compare passes measured late in the run.
+ *   [BULK=never|always] [MIXED=0] [LOAD=0.95] node perf-hive.mjs [log2Capacity=27]
  */
 import { requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
@@ -63,29 +63,40 @@ async function profiled(label: string, encode: (enc: GPUCommandEncoder) => void)
   console.log(`  stats: ${JSON.stringify(s)}`);
 }
 
+const high = Number(process.env.LOAD ?? 0.95);
 const half = Math.floor(capacity * 0.5);
-const full = Math.floor(capacity * 0.95);
+const full = Math.floor(capacity * high);
 const all = keysFrom(0, full, true);
-const k1 = gpu.upload(all.subarray(0, half));
-const k2 = gpu.upload(all.subarray(half));
-await profiled('insert to 0.5', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
-// The same keys again: every insert finds its key in the scan, so this is pass A without claims.
-const f = gpu.createArray('u32', full);
-const g = gpu.createArray('u32', full);
-async function finds(label: string, keys: GPUBuffer, n: number): Promise<void> {
-  await profiled(label, (enc) => table.encodeFind(enc, keys, n, f.buffer, g.buffer));
+// Batches of at most 2^28 keys (the bench's key buffers; one binding holds 2^29 - 1 u32 words).
+const BATCH = 2 ** 28;
+const f = gpu.createArray('u32', Math.min(full, BATCH));
+const g = gpu.createArray('u32', Math.min(full, BATCH));
+/** Keys [from, to) of `keys`, batch by batch, each profiled on its own. */
+async function inBatches(
+  label: string,
+  keys: Uint32Array,
+  encode: (enc: GPUCommandEncoder, b: GPUBuffer, n: number) => void,
+): Promise<void> {
+  const count = Math.ceil(keys.length / BATCH);
+  for (let k = 0; k < count; k++) {
+    const part = gpu.upload(keys.subarray(k * BATCH, Math.min(keys.length, (k + 1) * BATCH)));
+    await profiled(count === 1 ? label : `${label} [batch ${k + 1} of ${count}]`, (enc) => encode(enc, part.buffer, part.length));
+    part.destroy();
+  }
 }
-const missesHalf = gpu.upload(keysFrom(0, half, false));
-await finds('find hits at 0.5', k1.buffer, half);
-await finds('find misses at 0.5', missesHalf.buffer, half);
-await profiled('insert the same keys again (all present)', (enc) => table.encodeInsert(enc, k1.buffer, k1.buffer, half));
-await profiled('insert 0.5 to 0.95', (enc) => table.encodeInsert(enc, k2.buffer, k2.buffer, full - half));
-const ka = gpu.upload(all);
-await finds('find all (hits) at 0.95', ka.buffer, full);
-const miss = gpu.upload(keysFrom(0, full, false));
-await finds('find misses at 0.95', miss.buffer, full);
+const insert = (enc: GPUCommandEncoder, b: GPUBuffer, n: number) => table.encodeInsert(enc, b, b, n);
+const find = (enc: GPUCommandEncoder, b: GPUBuffer, n: number) => table.encodeFind(enc, b, n, f.buffer, g.buffer);
+await inBatches('insert to 0.5', all.subarray(0, half), insert);
+await inBatches('find hits at 0.5', all.subarray(0, half), find);
+await inBatches('find misses at 0.5', keysFrom(0, half, false), find);
+// The same keys again: every insert finds its key in the scan, so this is pass A without claims.
+await inBatches('insert the same keys again (all present)', all.subarray(0, half), insert);
+await inBatches(`insert 0.5 to ${high}`, all.subarray(half), insert);
+await inBatches(`find all (hits) at ${high}`, all, find);
+await inBatches(`find misses at ${high}`, keysFrom(0, full, false), find);
 
 if (process.env.MIXED === '0') process.exit(0);
+const k1 = gpu.upload(all.subarray(0, half));
 
 // Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys (the first `present` of all).
 const m = 1 << 22;
@@ -108,14 +119,14 @@ function mixedBatch(present: number) {
 const out = gpu.createArray('u32', 2 * m);
 const { ops: dops, keys: dkeys } = mixedBatch(full);
 const dvals = dkeys;
-await profiled('mixed 2^22 at 0.95', (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
+await profiled(`mixed 2^22 at ${high}`, (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
 
-// Lanes per locked-pass op: the build to 0.95 and the mixed batch again, for each tile.
+// Lanes per locked-pass op: the build and the mixed batch again, for each tile.
 for (const tile of [32, 4]) {
   d.lockedTile = tile;
   await table.clear();
-  await profiled(`build to 0.95 in one batch, tile ${tile}`, (enc) => table.encodeInsert(enc, ka.buffer, ka.buffer, full));
-  await profiled(`mixed 2^22 at 0.95, tile ${tile}`, (enc) =>
+  await inBatches(`build to ${high}, tile ${tile}`, all, insert);
+  await profiled(`mixed 2^22 at ${high}, tile ${tile}`, (enc) =>
     table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer),
   );
 }
