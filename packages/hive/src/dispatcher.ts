@@ -204,8 +204,7 @@ export class Dispatcher {
   /**
    * An insert batch by the bulk build, in parts of at most `partKeys` keys (each part's records,
    * 16 bytes a key, must fit one binding: 2^27 - 64 keys on an H100). Each part binds its range of
-   * the keys and values; the failed lists of the parts add up in the table's, batch-relative. A
-   * remainder under 1/REST_BY_OP_PASSES of a part takes the op passes.
+   * the keys and values; the failed lists of the parts add up in the table's, batch-relative.
    * With timestamp writes, the first part's count pass writes the beginning and the last pass B
    * the end.
    */
@@ -219,23 +218,14 @@ export class Dispatcher {
   ): void {
     const s = this.storage;
     s.ensureLists(Math.min(b.n, this.chunk));
+    encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
+    const parts = Math.max(1, Math.ceil(b.n / partKeys));
     const [first, last] = splitTimestamps(timestampWrites);
-    // A part's build passes over every region of the table whatever its keys (5 ms at 2^30 slots
-    // on an H100), so a small remainder goes through the op passes instead, first: they reset the
-    // failed list, and report batch indices.
-    const whole = b.n - (b.n % partKeys);
-    const rest = b.n - whole;
-    const restByOps = whole > 0 && rest > 0 && rest * REST_BY_OP_PASSES < partKeys;
-    if (restByOps) this.encodeOpPasses(encoder, b, first, whole, rest);
-    else encoder.clearBuffer(s.lists, 0, LIST_HEADER * 4);
-    const bulk = restByOps ? whole : b.n;
-    const parts = Math.max(1, Math.ceil(bulk / partKeys));
     for (let k = 0; k < parts; k++) {
       const start = k * partKeys;
-      const n = Math.min(partKeys, bulk - start);
-      const part =
-        parts === 1 && !restByOps ? b : { ...b, keys: bindingRange(b.keys, start, n), values: bindingRange(b.values, start, n), n };
-      const tw = joinTimestamps(k === 0 && !restByOps ? first : undefined, k === parts - 1 ? last : undefined);
+      const n = Math.min(partKeys, b.n - start);
+      const part = parts === 1 ? b : { ...b, keys: bindingRange(b.keys, start, n), values: bindingRange(b.values, start, n), n };
+      const tw = joinTimestamps(k === 0 ? first : undefined, k === parts - 1 ? last : undefined);
       this.encodeBulkInsert(encoder, part, scratch, plan, start, tw);
     }
   }
@@ -426,9 +416,6 @@ export function splitTimestamps(
     end === undefined ? undefined : { querySet, endOfPassWriteIndex: end },
   ];
 }
-
-/** A bulk build's last part smaller than a part / this goes through the op passes (see encodeBulkInsertParts). */
-const REST_BY_OP_PASSES = 16;
 
 /** Timestamp writes of a beginning and an end that come from two halves (either may be missing). */
 function joinTimestamps(

@@ -176,8 +176,8 @@ export const tableChecks = defineChecks('hive/table', [
   {
     name: 'bulk build in parts: batches across many parts report their reserved keys by batch index and store the rest',
     async run({ gpu, rng, scale }) {
-      // Parts of 64 keys: 1000 keys make about 16 parts; 16 parts and 3 keys leave a remainder
-      // small enough for the op passes, with a reserved key in it.
+      // Parts of 64 keys: 1000 keys make about 16 parts; 16 parts and 3 keys end in a part of 3
+      // keys, one of them reserved.
       for (const n of [1000 * scale + 37, 64 * 16 * scale + 3]) {
         const keys = universe(rng, n);
         const values = rng.u32Array(n);
