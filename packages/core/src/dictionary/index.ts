@@ -3,7 +3,7 @@ export type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 export type { FailureReport } from './failures';
 export { decodeFailures, FailureFlag, FailureList, mergeFailures, NO_FAILURES } from './failures';
 export type { KeySpec } from './keys';
-export { checkFindOut, checkValues, hostKeyCount, hostKeyWords, reservedIndices, u32KeySpec, u64KeySpec } from './keys';
+export { checkFindOut, checkValues, distinctUnflagged, hostKeyCount, hostKeyWords, reservedIndices, u32KeySpec, u64KeySpec } from './keys';
 export type { OpCode } from './ops';
 export { describeValue, MAX_OP, Op, validateOps } from './ops';
 export type { DictionaryDefaults, ResolvedDictionaryOptions } from './options';

@@ -126,3 +126,23 @@ export function checkFindOut(
     throw new InvalidArgumentError(`${where}: out.found has room for ${found.length} answers but the batch has ${n} keys`);
   return { values: values.subarray(0, n), found: found.subarray(0, n) };
 }
+
+/**
+ * How many distinct keys of host key words (`perKey` words a key, low word first) have a zero
+ * flag: the new keys of a batch after a lookup pass. Sorted copies, not a Set: a Set holds at most
+ * 2^24 entries in V8, and batches of 2^26 keys are ordinary.
+ */
+export function distinctUnflagged(words: Uint32Array, perKey: 1 | 2, flags: Uint32Array): number {
+  const n = flags.length;
+  const fresh = perKey === 1 ? new Uint32Array(n) : new BigUint64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (flags[i] !== 0) continue;
+    if (fresh instanceof Uint32Array) fresh[m++] = words[i] as number;
+    else fresh[m++] = (BigInt(words[2 * i + 1] as number) << 32n) | BigInt(words[2 * i] as number);
+  }
+  const sorted = fresh.subarray(0, m).sort();
+  let distinct = 0;
+  for (let j = 0; j < m; j++) if (j === 0 || sorted[j] !== sorted[j - 1]) distinct++;
+  return distinct;
+}

@@ -6,7 +6,16 @@ import { STORAGE_USAGE } from '../usage';
 import { findInChunks, HOST_FIND_CHUNK_KEYS } from './chunked-find';
 import type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
 import type { FailureReport } from './failures';
-import { checkFindOut, checkValues, deviceKeyCount, hostKeyCount, hostKeyWords, type KeySpec, reservedIndices } from './keys';
+import {
+  checkFindOut,
+  checkValues,
+  deviceKeyCount,
+  distinctUnflagged,
+  hostKeyCount,
+  hostKeyWords,
+  type KeySpec,
+  reservedIndices,
+} from './keys';
 import { describeValue, Op, validateOps } from './ops';
 import type {
   ApplyBatch,
@@ -436,13 +445,7 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     const flags = await this.gpu.download(found);
     const words = batch.hostWords;
     if (!words) return flags.reduce((count, f) => count + (f === 0 ? 1 : 0), 0);
-    const perKey = this.engine.keySpec.wordsPerKey;
-    const fresh = new Set<number | bigint>();
-    for (let i = 0; i < batch.n; i++) {
-      if (flags[i] !== 0) continue;
-      fresh.add(perKey === 1 ? (words[i] as number) : (BigInt(words[2 * i + 1] as number) << 32n) | BigInt(words[2 * i] as number));
-    }
-    return fresh.size;
+    return distinctUnflagged(words, this.engine.keySpec.wordsPerKey, flags);
   }
 
   /**
