@@ -108,6 +108,12 @@ function keyCode(words: Uint32Array, i: number): number {
   return ((words[2 * i + 1] as number) & 0x1fffff) * 4294967296 + (words[2 * i] as number);
 }
 
+/**
+ * Keys a group of merged host batches holds at most: merging pays off for many small batches, and
+ * the group's keys go in a Set (V8's hold at most 2^24 entries). Larger batches run on their own.
+ */
+const MERGE_MAX_KEYS = 2 ** 22;
+
 /** The updater modes whose host batches merge with the next ones of the same mode (no inserts). */
 const MERGED_UPDATES: readonly number[] = [UpdateMode.assign, UpdateMode.assignValues, UpdateMode.assignScores];
 
@@ -401,7 +407,7 @@ export class HkvCache {
     // with evictions), values (dim), evicted values (dim).
     this.assertBatchFits(where, n, Math.max(5, evict || this.host ? 7 : 2, withValues || evict ? this.dim : 0));
     const hostBatch = words !== undefined && !(values instanceof DeviceArray) && !(scoreIn instanceof DeviceArray);
-    if (hostBatch && MERGED_UPDATES.includes(mode) && n > 0) {
+    if (hostBatch && MERGED_UPDATES.includes(mode) && n > 0 && n <= MERGE_MAX_KEYS) {
       return this.joinUpdate(where, mode, words, values as Float32Array | undefined, scoreIn as Uint32Array | undefined);
     }
     this.tail = undefined;
@@ -421,7 +427,7 @@ export class HkvCache {
     if (!fresh) {
       // A merged batch whose arrays would pass one binding starts a new group.
       const pending = (tail as Group).items.reduce((a, it) => a + it.words.length / 2, 0);
-      const most = Math.floor(this.gpu.limits.maxStorageBufferBindingSize / (4 * Math.max(7, this.dim)));
+      const most = Math.min(MERGE_MAX_KEYS, Math.floor(this.gpu.limits.maxStorageBufferBindingSize / (4 * Math.max(7, this.dim))));
       if (pending + n > most) fresh = true;
     }
     if (!fresh) {
