@@ -1,22 +1,26 @@
 /**
- * Hive across the one-binding boundary at full size: a table created at 2^27 slots (one binding;
- * 2^(LOG-1) for smaller runs) grows while LOAD x 2^LOG keys are inserted from host arrays in
- * batches of 2^26, reallocating its slots into windows of 2^22 buckets; every key is then found with its value (finds of 2^26 keys,
- * in window order past 2 GiB of slots) and up to 2^24 absent keys are not; 90% of the keys are erased,
- * shrinkToFit takes the table back into one binding, and the rest are found again. Each step
- * prints the table's geometry; any wrong answer is counted and exits 1.
- *   node scale-hive.mjs [log2=28] [load=0.9]
+ * A table across the one-binding boundary at full size (TABLE: hive or linear-probe): created at
+ * 2^27 slots (one binding; 2^(LOG-1) for smaller runs), it grows while LOAD x 2^LOG keys are
+ * inserted from host arrays in batches of 2^26, reallocating its slots into windows; every key is
+ * then found with its value (finds of 2^26 keys, in window order past 2 GiB of slots) and up to
+ * 2^24 absent keys are not; 90% of the keys are erased, the table shrinks back (Hive's
+ * shrinkToFit, linear-probe's rehash to twice the live keys), and the rest are found again. Each
+ * step prints the table's geometry; any wrong answer is counted and exits 1.
+ *   node scale-table.mjs [hive|linear-probe] [log2=28] [load=0.9]
  */
 import { requestGpu } from '@gpuhash/core';
 import { HiveTable } from '@gpuhash/hive';
 import { fmix32 } from '@gpuhash/kernels';
+import { LinearProbeTable } from '@gpuhash/linear-probe';
 
-const log = Number(process.argv[2] ?? 28);
-const load = Number(process.argv[3] ?? 0.9);
+const kind = process.argv[2] ?? 'hive';
+if (kind !== 'hive' && kind !== 'linear-probe') throw new Error(`scale-table: no table '${kind}' (hive, linear-probe)`);
+const log = Number(process.argv[3] ?? 28);
+const load = Number(process.argv[4] ?? 0.9);
 const n = Math.floor(2 ** log * load);
 const BATCH = 2 ** 26;
 const gpu = await requestGpu({ allowSoftware: true });
-console.log(`device: ${gpu.describe()}; ${n} keys (${load} of 2^${log}), batches of 2^26`);
+console.log(`device: ${gpu.describe()}; ${kind}, ${n} keys (${load} of 2^${log}), batches of 2^26`);
 
 /** Keys fmix32(2j + 1 + odd) for j in [0, count), reserved ones replaced by the next j. */
 function keysOf(count: number, absent: boolean): { keys: Uint32Array; values: Uint32Array } {
@@ -36,9 +40,12 @@ const t0 = performance.now();
 async function step(label: string, run: () => Promise<string>): Promise<void> {
   const t = performance.now();
   const note = await run();
-  const s = await table.stats();
+  const s = (await table.stats()) as unknown as Record<string, number>;
+  const geometry = ['buckets', 'allocatedBuckets', 'reallocations', 'stashSize', 'rehashes', 'tombstones', 'maxProbeLength']
+    .filter((k) => k in s)
+    .map((k) => `${k} ${s[k]}`);
   console.log(
-    `${label.padEnd(44)} ${((performance.now() - t) / 1000).toFixed(1).padStart(6)} s  size ${s.size}, capacity ${table.capacity}, buckets ${s.buckets}, allocated ${s.allocatedBuckets}, reallocations ${s.reallocations}, stash ${s.stashSize}${note ? `; ${note}` : ''}`,
+    `${label.padEnd(44)} ${((performance.now() - t) / 1000).toFixed(1).padStart(6)} s  ${['size ' + s.size, `capacity ${table.capacity}`, ...geometry].join(', ')}${note ? `; ${note}` : ''}`,
   );
 }
 
@@ -58,7 +65,7 @@ async function findAll(keys: Uint32Array, values: Uint32Array, present: (i: numb
 }
 
 const start = 2 ** Math.min(27, log - 1);
-const table = await HiveTable.create(gpu, { capacity: start });
+const table = kind === 'hive' ? await HiveTable.create(gpu, { capacity: start }) : await LinearProbeTable.create(gpu, { capacity: start });
 const { keys, values } = keysOf(n, false);
 await step(`insert, growing from 2^${Math.log2(start)} slots`, async () => {
   let failed = 0;
@@ -82,8 +89,9 @@ await step('erase 90% (j % 10 != 0)', async () => {
   if (erased !== gone.length) wrong += Math.abs(gone.length - erased);
   return `${erased} erased of ${gone.length}`;
 });
-await step('shrinkToFit', async () => {
-  await table.shrinkToFit();
+await step(kind === 'hive' ? 'shrinkToFit' : 'rehash to twice the live keys', async () => {
+  if (table instanceof HiveTable) await table.shrinkToFit();
+  else await table.rehash(2 * table.size);
   return '';
 });
 await step('find every key again', () => findAll(keys, values, (i) => i % 10 === 0));
