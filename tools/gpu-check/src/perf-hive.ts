@@ -5,7 +5,7 @@
  * (timestamps around every pass) and the table's stats after each step; then rebuilds and reruns
  * the mixed batch with 32 and 4 lanes per locked-pass op, and last runs the mixed batch at load
  * 0.5 twice. The clock ramps during the first steps: compare passes measured late in the run.
- *   [BULK=never|always] [MIXED=0] [LOAD=0.95] node perf-hive.mjs [log2Capacity=27]
+ *   [BULK=never|always] [MIXED=0] [LOAD=0.95] [BATCH=28] node perf-hive.mjs [log2Capacity=27]
  */
 import { requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
@@ -67,8 +67,9 @@ const high = Number(process.env.LOAD ?? 0.95);
 const half = Math.floor(capacity * 0.5);
 const full = Math.floor(capacity * high);
 const all = keysFrom(0, full, true);
-// Batches of at most 2^28 keys (the bench's key buffers; one binding holds 2^29 - 1 u32 words).
-const BATCH = 2 ** 28;
+// Batches of at most 2^28 keys (the bench's key buffers; one binding holds 2^29 - 1 u32 words),
+// or BATCH (log2) to cut a small table's batches as a large table's are cut.
+const BATCH = 2 ** Number(process.env.BATCH ?? 28);
 const f = gpu.createArray('u32', Math.min(full, BATCH));
 const g = gpu.createArray('u32', Math.min(full, BATCH));
 /** Keys [from, to) of `keys`, batch by batch, each profiled on its own. */
