@@ -1,4 +1,12 @@
-import { type Binding, type BindingsLayout, type DefinedKernel, type EncodeOptions, encodeExclusiveScan, type Gpu } from '@gpuhash/core';
+import {
+  type Binding,
+  type BindingsLayout,
+  type DefinedKernel,
+  type EncodeOptions,
+  encodeExclusiveScan,
+  encodeWindowOrder,
+  type Gpu,
+} from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
 import {
@@ -22,6 +30,7 @@ import { LOCKED_TILE, lockedPassKernel } from './wgsl/locked-pass';
 import { type opPassBindings, opPassKernel } from './wgsl/op-pass';
 import type { HiveParams, HiveParamValues } from './wgsl/params';
 import { releaseKernel } from './wgsl/release';
+import { orderedSpillKernel, spillCountKernel, spillScatterKernel } from './wgsl/window-order';
 
 /**
  * Op passes run over at most this many batch entries at a time, so the per-batch scratch lists
@@ -214,6 +223,7 @@ export class Dispatcher {
     scratch: BulkScratch,
     plan: boolean,
     partKeys: number,
+    orderSpill: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const s = this.storage;
@@ -226,7 +236,7 @@ export class Dispatcher {
       const n = Math.min(partKeys, b.n - start);
       const part = parts === 1 ? b : { ...b, keys: bindingRange(b.keys, start, n), values: bindingRange(b.values, start, n), n };
       const tw = joinTimestamps(k === 0 ? first : undefined, k === parts - 1 ? last : undefined);
-      this.encodeBulkInsert(encoder, part, scratch, plan, start, tw);
+      this.encodeBulkInsert(encoder, part, scratch, plan, start, orderSpill, tw);
     }
   }
 
@@ -243,6 +253,7 @@ export class Dispatcher {
     scratch: BulkScratch,
     plan: boolean,
     start: number,
+    orderSpill: boolean,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): void {
     const s = this.storage;
@@ -265,7 +276,7 @@ export class Dispatcher {
       aux0: this.buckets,
       aux1: plan ? 1 : 0,
     });
-    this.encodeSpillPasses(encoder, b, scratch, start, last);
+    this.encodeSpillPasses(encoder, b, scratch, start, orderSpill, last);
   }
 
   /**
@@ -333,6 +344,7 @@ export class Dispatcher {
     b: OpBatch,
     scratch: BulkScratch,
     start: number,
+    orderSpill: boolean,
     last?: GPUComputePassTimestampWrites,
   ): void {
     const s = this.storage;
@@ -340,9 +352,10 @@ export class Dispatcher {
     const listCap = scratch.n;
     const grids = scratch.grids;
     encoder.clearBuffer(lists, 0, LIST_HEADER * 4);
-    this.dispatch(encoder, listedPlanKernel.variant(SPILL_CAPS), 1, { spill: scratch.spill, grids }, { n: 1, aux1: this.lockedTile });
+    const spill = orderSpill ? this.encodeSpillOrder(encoder, b, scratch) : scratch.spill;
+    this.dispatch(encoder, listedPlanKernel.variant(SPILL_CAPS), 1, { spill, grids }, { n: 1, aux1: this.lockedTile });
     // Listed: ops is the spill (a count, then batch indices).
-    const buffers = this.opBuffers(scratch.spill, b.keys, b.values, s.dummyOut, lists);
+    const buffers = this.opBuffers(spill, b.keys, b.values, s.dummyOut, lists);
     const fields = { n: b.n, mode: b.mode, aux2: 1, listCap };
     const planned = (k: number) => ({ buffer: grids, offset: 3 * k * 4 });
     this.dispatch(encoder, this.opPass, 0, buffers, fields, { indirect: planned(0) });
@@ -360,6 +373,28 @@ export class Dispatcher {
       { n: 0, aux0: start, aux1: listCap },
       { maxWorkgroups: 1 },
     );
+  }
+
+  /**
+   * The spill of a bulk build part window by window (wgsl/window-order.ts' spill order): run
+   * (window of b1, window of b2), so that the op passes over it read at most two windows of the
+   * table at a time. Returns the ordered spill list, in scratch.
+   */
+  private encodeSpillOrder(encoder: GPUCommandEncoder, b: OpBatch, scratch: BulkScratch): GPUBuffer {
+    const s = this.storage;
+    const w = s.windowing;
+    const variant = { windows: w.windows * w.windows + 1, slotWindows: w.windows, windowBucketsLog2: w.windowBucketsLog2 };
+    const count = spillCountKernel.variant(variant);
+    const scatter = spillScatterKernel.variant(variant);
+    const inputs = { keys: b.keys, spill: scratch.spill };
+    const { order } = encodeWindowOrder(this.gpu, encoder, b.n, variant.windows, s.scratch, (p, options) =>
+      p.pass === 'count'
+        ? this.dispatch(encoder, count, options.invocations, { ...inputs, ...p.buffers }, { n: b.n }, options)
+        : this.dispatch(encoder, scatter, options.invocations, { ...inputs, ...p.buffers }, { n: b.n }, options),
+    );
+    const ordered = s.scratch.get('spill.ordered', (b.n + 1) * 4);
+    this.dispatch(encoder, orderedSpillKernel.variant(), b.n, { spill: scratch.spill, order, ordered }, { n: b.n });
+    return ordered;
   }
 
   /** Moves stash keys into the table where they now fit (after every resize): the locked pass over the stash slots. */

@@ -317,8 +317,13 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
   /** A bulk build of batch b, in parts of at most bulkPartKeys. */
   private encodeBulk(encoder: GPUCommandEncoder, b: OpBatch, timestampWrites?: GPUComputePassTimestampWrites): void {
     const part = this.bulkPartKeys;
-    const scratch = this.storage.bulkScratch(Math.min(b.n, part), this.d.buckets);
-    this.d.encodeBulkInsertParts(encoder, b, scratch, this.bulkPlan(b.n), part, timestampWrites);
+    const s = this.storage;
+    const scratch = s.bulkScratch(Math.min(b.n, part), this.d.buckets);
+    const plan = this.bulkPlan(b.n);
+    // Spilled keys in window order: past 2 GiB of slots, where the plan runs (high load: many spill).
+    const mode = this.settings.windowOrder ?? 'auto';
+    const orderSpill = ordersByWindow(mode, s.windowing.windows, b.n, slotsBytes(s.nalloc)) && (plan || mode === 'always');
+    this.d.encodeBulkInsertParts(encoder, b, scratch, plan, part, orderSpill, timestampWrites);
   }
 
   /**

@@ -122,7 +122,7 @@ export class HiveStorage {
     private readonly gpu: Gpu,
     nalloc: number,
     /** Outgrown per-batch buffers go here: encodes already recorded may still use them. */
-    private readonly scratch: ScratchArena,
+    readonly scratch: ScratchArena,
     /** Test-only: buckets per window of the slots (see slotWindowsFor). */
     readonly windowBuckets?: number,
   ) {

@@ -50,7 +50,8 @@ export interface HiveOptions extends DictionaryOptions {
   bulkPartKeys?: number;
   /**
    * @internal Test-only: whether finds take their batch in window order ('auto': batches of 2^16
-   * keys or more over more than 2 GiB of slots).
+   * keys or more over more than 2 GiB of slots), and bulk builds their spilled keys ('auto': the
+   * same, when the build runs with its overflow plan; 'always': whenever the slots are split).
    */
   windowOrder?: 'auto' | 'always' | 'never';
 }

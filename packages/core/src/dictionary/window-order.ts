@@ -1,5 +1,5 @@
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop, type WgslModule } from '@gpuhash/kernels';
-import { storage, uniform } from '../binding-layout';
+import { type BindingsLayout, storage, uniform } from '../binding-layout';
 import { defineKernel } from '../define-kernel';
 import type { Gpu } from '../gpu';
 import { encodeExclusiveScan } from '../scan';
@@ -72,23 +72,26 @@ ${body}
   );
 }
 
+/** What the count and scatter passes bind for `window_of` by default: the batch's keys, as u32 words. */
+const KEYS_INPUT = { keys: storage('read', 'u32') } as const;
+
 /**
  * A table's three order kernels. `params` is the table's uniform (its `n` is the batch), `variant`
- * its variant defaults (with `windows`), `windowOf` its window function per variant. The count
- * and scatter passes bind `keys` as u32 words, as the tables' batches are.
+ * its variant defaults (with `windows`), `windowOf` its window function per variant, `inputs` the
+ * bindings that function reads (default: `keys`, u32 words), which the count and scatter passes
+ * bind before their own.
  */
-export function windowOrderKernels<const P extends ParamsLayout & { n: 'u32' }, V extends { windows: number }>(
-  table: string,
-  params: P,
-  variant: V,
-  windowOf: (v: V) => WindowOf,
-) {
+export function windowOrderKernels<
+  const P extends ParamsLayout & { n: 'u32' },
+  V extends { windows: number },
+  const I extends BindingsLayout = typeof KEYS_INPUT,
+>(table: string, params: P, variant: V, windowOf: (v: V) => WindowOf, inputs: I = KEYS_INPUT as unknown as I) {
   const count = defineKernel({
     name: `${table}.window-order.count`,
     workgroupSize: WG,
     variant,
     params,
-    bindings: { params: uniform(), keys: storage('read', 'u32'), tallies: storage('read_write', 'u32') },
+    bindings: { params: uniform(), ...inputs, tallies: storage('read_write', 'u32') },
     source: (decls, v) =>
       orderSource(
         decls,
@@ -107,7 +110,7 @@ export function windowOrderKernels<const P extends ParamsLayout & { n: 'u32' }, 
     params,
     bindings: {
       params: uniform(),
-      keys: storage('read', 'u32'),
+      ...inputs,
       offsets: storage('read', 'u32'),
       order: storage('read_write', 'u32'),
       positions: storage('read_write', 'u32'),
@@ -156,7 +159,7 @@ ${entryPoint(WG)} {
   return { count, scatter, gather };
 }
 
-/** One order pass for the engine to dispatch (its count or scatter variant, `keys` added): its own buffers. */
+/** One order pass for the engine to dispatch (its count or scatter variant, the inputs added): its own buffers. */
 export type OrderPass =
   | { readonly pass: 'count'; readonly buffers: { readonly tallies: GPUBuffer } }
   | {
