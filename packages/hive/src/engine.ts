@@ -56,8 +56,6 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
   readonly d: Dispatcher;
   readonly resizer: Resizer;
   size = 0;
-  /** Keys of the insert batches encoded since the size was last read back (an upper bound of its growth). */
-  private encodedInserts = 0;
   stashSize = 0;
   readonly totals = { evictions: 0, lockConflicts: 0, lockAcquisitions: 0, stashedTotal: 0, lockedInserts: 0 };
 
@@ -93,7 +91,6 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(s.counters);
     this.size = 0;
     this.stashSize = 0;
-    this.encodedInserts = 0;
   }
 
   /**
@@ -105,7 +102,6 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     const b: OpBatch = { keys, values, n, mode: options.assign ? MODE_ASSIGN : MODE_INSERT };
     if (this.useBulk(n)) this.encodeBulk(encoder, b, options.timestampWrites);
     else this.d.encodeOpPasses(encoder, b, options.timestampWrites);
-    this.encodedInserts += n;
   }
 
   /**
@@ -212,7 +208,6 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     this.gpu.pool.release(report);
     const c = (i: number) => words[i] as number;
     this.size = c(Counter.size);
-    this.encodedInserts = 0;
     this.stashSize = c(Counter.stash);
     this.totals.evictions = c(Counter.evictions);
     this.totals.lockConflicts = c(Counter.lockConflicts);
@@ -348,12 +343,10 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
 
   /**
    * Whether a bulk build of n keys runs with the overflow plan (wgsl/bulk.ts): when it may take the
-   * table past load PLAN_FROM_LOAD, by the size last read back and the keys of the inserts encoded
-   * since (device batches encoded back to back leave the size stale: a build to 0.9 of 2^30 slots
-   * from batches of 2^28 keys ran its last batch without the plan).
+   * table past load PLAN_FROM_LOAD (by the size last read back).
    */
   private bulkPlan(n: number): boolean {
-    return this.size + this.encodedInserts + n > PLAN_FROM_LOAD * this.capacity;
+    return this.size + n > PLAN_FROM_LOAD * this.capacity;
   }
 
   /**
