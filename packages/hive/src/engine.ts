@@ -20,7 +20,7 @@ import { Dispatcher, type OpBatch } from './dispatcher';
 import { Resizer } from './resizer';
 import { TOMBSTONE_KEY } from './sentinels';
 import { BUCKET_SLOTS } from './split-pointer';
-import { bulkRecordsBytes, HiveStorage, slotsBytes } from './storage';
+import { BUCKET_BYTES, bulkRecordsBytes, HiveStorage, slotsBytes } from './storage';
 import { BULK_RECORD_BYTES, BULK_WORKGROUP_BYTES, PLAN_FROM_LOAD } from './wgsl/bulk';
 import { COUNTER_WORDS, Counter, LIST_HEADER, List, MODE_APPLY, MODE_ASSIGN, MODE_INSERT } from './wgsl/common';
 import { eraseKernel } from './wgsl/erase';
@@ -46,8 +46,10 @@ export interface HiveSettings {
 const MAX_ATTEMPTS = 64;
 
 /**
- * Bulk builds take their spilled keys in window order past this many bytes of slots: on an H100,
- * builds to 0.9 of 2^30 slots (8 GiB) ran 424 -> 274 ms so, and of 2^29 slots (4 GiB) 74 -> 78 ms.
+ * Bulk builds take their spilled keys in window order past this many bytes of table buckets, when
+ * the batch may take the table past load PLAN_FROM_LOAD (most keys spill there). On an H100,
+ * builds to 0.9 of 2^30 slots (8 GiB) ran 424 -> 274 ms so, and of 2^29 slots (4 GiB) 74 -> 78 ms;
+ * ordering every build cost builds to 0.5 4-6%.
  */
 const SPILL_ORDER_FROM_BYTES = 2 ** 32;
 
@@ -63,6 +65,8 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
   readonly d: Dispatcher;
   readonly resizer: Resizer;
   size = 0;
+  /** Keys of the insert batches encoded since the size was last read back (an upper bound of its growth). */
+  private encodedInserts = 0;
   stashSize = 0;
   readonly totals = { evictions: 0, lockConflicts: 0, lockAcquisitions: 0, stashedTotal: 0, lockedInserts: 0 };
 
@@ -98,6 +102,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     encoder.clearBuffer(s.counters);
     this.size = 0;
     this.stashSize = 0;
+    this.encodedInserts = 0;
   }
 
   /**
@@ -109,6 +114,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     const b: OpBatch = { keys, values, n, mode: options.assign ? MODE_ASSIGN : MODE_INSERT };
     if (this.useBulk(n)) this.encodeBulk(encoder, b, options.timestampWrites);
     else this.d.encodeOpPasses(encoder, b, options.timestampWrites);
+    this.encodedInserts += n;
   }
 
   /**
@@ -215,6 +221,7 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     this.gpu.pool.release(report);
     const c = (i: number) => words[i] as number;
     this.size = c(Counter.size);
+    this.encodedInserts = 0;
     this.stashSize = c(Counter.stash);
     this.totals.evictions = c(Counter.evictions);
     this.totals.lockConflicts = c(Counter.lockConflicts);
@@ -327,10 +334,13 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
     const s = this.storage;
     const scratch = s.bulkScratch(Math.min(b.n, part), this.d.buckets);
     const mode = this.settings.windowOrder ?? 'auto';
+    // The load it may reach counts the inserts encoded since the size was read back: device batches
+    // encoded back to back leave the size stale.
+    const highLoad = this.size + this.encodedInserts + b.n > PLAN_FROM_LOAD * this.capacity;
     const orderSpill =
       mode === 'always'
         ? s.windowing.windows > 1
-        : mode === 'auto' && b.n >= WINDOW_ORDER_MIN_BATCH && slotsBytes(s.nalloc) > SPILL_ORDER_FROM_BYTES;
+        : mode === 'auto' && highLoad && b.n >= WINDOW_ORDER_MIN_BATCH && s.nalloc * BUCKET_BYTES > SPILL_ORDER_FROM_BYTES;
     this.d.encodeBulkInsertParts(encoder, b, scratch, this.bulkPlan(b.n), part, orderSpill, timestampWrites);
   }
 
