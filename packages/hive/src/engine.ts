@@ -3,7 +3,7 @@ import {
   type DictionaryEngine,
   decodeFailures,
   type EncodeInsertOptions,
-  encodeWindowOrder,
+  encodeOrderedFind,
   type FailureReport,
   type Gpu,
   type KeySpec,
@@ -12,7 +12,6 @@ import {
   ScratchArena,
   type StagedApply,
   type StagedBatch,
-  timestampEnds,
   u32KeySpec,
   WINDOW_ORDER_MIN_BATCH,
 } from '@gpuhash/core';
@@ -138,27 +137,26 @@ export class HiveEngine implements DictionaryEngine<'u32'> {
       this.d.dispatch(encoder, kernel, n, this.d.findBuffers(keys, outValues, outFound), { n }, { timestampWrites });
       return;
     }
-    // The timing spans the order's first pass to the gather's end.
-    const { first, last } = timestampEnds(timestampWrites);
-    const windows = { ...s.windowing };
-    const count = windowCountKernel.variant(windows);
-    const scatter = windowScatterKernel.variant(windows);
-    const { order, positions } = encodeWindowOrder(
+    const count = windowCountKernel.variant(s.windowing);
+    const scatter = windowScatterKernel.variant(s.windowing);
+    encodeOrderedFind(
       this.gpu,
       encoder,
       n,
-      windows.windows,
+      s.windowing.windows,
       this.scratch,
-      (p, options) =>
-        p.pass === 'count'
-          ? this.d.dispatch(encoder, count, options.invocations, { keys, ...p.buffers }, { n }, options)
-          : this.d.dispatch(encoder, scatter, options.invocations, { keys, ...p.buffers }, { n }, options),
-      first,
+      { values: outValues, found: outFound },
+      {
+        order: (p, options) =>
+          p.pass === 'count'
+            ? this.d.dispatch(encoder, count, options.invocations, { keys, ...p.buffers }, { n }, options)
+            : this.d.dispatch(encoder, scatter, options.invocations, { keys, ...p.buffers }, { n }, options),
+        find: (listed, order) =>
+          this.d.dispatch(encoder, kernel, n, { ...this.d.findBuffers(keys, listed.out_values, listed.out_found), order }, { n }),
+        gather: (gather, timestampWrites) => this.d.dispatch(encoder, windowGatherKernel.variant(), n, gather, { n }, { timestampWrites }),
+      },
+      timestampWrites,
     );
-    const listed = { values: this.scratch.get('order.values', n * 4), found: this.scratch.get('order.found', n * 4) };
-    this.d.dispatch(encoder, kernel, n, { ...this.d.findBuffers(keys, listed.values, listed.found), order }, { n });
-    const gather = { positions, listed_values: listed.values, listed_found: listed.found, out_values: outValues, out_found: outFound };
-    this.d.dispatch(encoder, windowGatherKernel.variant(), n, gather, { n }, { timestampWrites: last });
   }
 
   /** One pass. */

@@ -8,6 +8,7 @@ import {
   type EncodeInsertOptions,
   type EncodeOptions,
   encodeExclusiveScan,
+  encodeOrderedFind,
   encodeWindowOrder,
   FailureList,
   type FailureReport,
@@ -15,6 +16,7 @@ import {
   type KeySpec,
   type KeyType,
   LimitExceededError,
+  type OrderDispatch,
   ordersByWindow,
   ScratchArena,
   type StagedApply,
@@ -259,23 +261,19 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
       this.dispatch(encoder, kernel, n, buffers as typeof buffers & { order: GPUBuffer }, { timestampWrites });
       return;
     }
-    // The timing spans the order's first pass to the gather's end.
-    const { first, last } = timestampEnds(timestampWrites);
-    const { order, positions } = this.encodeWindowOrder(encoder, keys, n, first);
-    const listed = { out_values: this.scratch.get('order.values', n * 4), out_found: this.scratch.get('order.found', n * 4) };
-    this.dispatch(encoder, kernel, n, { ...buffers, ...listed, order });
-    this.dispatch(
+    encodeOrderedFind(
+      this.gpu,
       encoder,
-      windowGatherKernel.variant(),
       n,
+      this.windowing.windows,
+      this.scratch,
+      { values: outValues, found: outFound },
       {
-        positions,
-        listed_values: listed.out_values,
-        listed_found: listed.out_found,
-        out_values: outValues,
-        out_found: outFound,
+        order: this.orderDispatch(encoder, keys, n),
+        find: (listed, order) => this.dispatch(encoder, kernel, n, { ...buffers, ...listed, order }),
+        gather: (gather, timestampWrites) => this.dispatch(encoder, windowGatherKernel.variant(), n, gather, { timestampWrites }),
       },
-      { timestampWrites: last },
+      timestampWrites,
     );
   }
 
@@ -288,31 +286,35 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
   }
 
   /**
-   * The batch's indices window by window, in a scratch buffer the next kernel reads as `order`,
-   * and each index's position there (`positions`, for windowGatherKernel): @gpuhash/core's
-   * window order, a key's window that of its home slot.
+   * @internal The order's passes alone (tools/gpu-check's perf-window-order times them): the
+   * batch's indices window by window, in scratch buffers (`order`, and `positions` for the gather).
    */
-  private encodeWindowOrder(
+  encodeWindowOrder(
     encoder: GPUCommandEncoder,
     keys: GPUBuffer,
     n: number,
     timestampWrites?: GPUComputePassTimestampWrites,
   ): { order: GPUBuffer; positions: GPUBuffer } {
-    const variant = { layout: this.layout.name, ...this.windowing };
-    const count = windowCountKernel.variant(variant);
-    const scatter = windowScatterKernel.variant(variant);
     return encodeWindowOrder(
       this.gpu,
       encoder,
       n,
-      variant.windows,
+      this.windowing.windows,
       this.scratch,
-      (p, options) =>
-        p.pass === 'count'
-          ? this.dispatch(encoder, count, n, { keys, ...p.buffers }, options)
-          : this.dispatch(encoder, scatter, n, { keys, ...p.buffers }, options),
+      this.orderDispatch(encoder, keys, n),
       timestampWrites,
     );
+  }
+
+  /** The order's count and scatter passes over a batch of `n` keys, as core's window order dispatches them. */
+  private orderDispatch(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number): OrderDispatch {
+    const variant = { layout: this.layout.name, ...this.windowing };
+    const count = windowCountKernel.variant(variant);
+    const scatter = windowScatterKernel.variant(variant);
+    return (p, options) =>
+      p.pass === 'count'
+        ? this.dispatch(encoder, count, n, { keys, ...p.buffers }, options)
+        : this.dispatch(encoder, scatter, n, { keys, ...p.buffers }, options);
   }
 
   encodeErase(encoder: GPUCommandEncoder, keys: GPUBuffer, n: number, timestampWrites?: GPUComputePassTimestampWrites): void {

@@ -34,10 +34,11 @@ export type {
   SyncResult,
   ValuesInput,
 } from './types';
-export type { OrderDispatch, OrderPass, WindowOf } from './window-order';
+export type { OrderDispatch, OrderedFindDispatch, OrderGatherBuffers, OrderPass, WindowOf } from './window-order';
 export {
   batchGridLoop,
   chunkItem,
+  encodeOrderedFind,
   encodeWindowOrder,
   ORDER_CHUNK_MIN,
   ORDER_WORKGROUPS,

@@ -3,6 +3,7 @@ import { type BindingsLayout, storage, uniform } from '../binding-layout';
 import { defineKernel } from '../define-kernel';
 import type { Gpu } from '../gpu';
 import { encodeExclusiveScan } from '../scan';
+import { timestampEnds } from '../timing';
 import type { ParamsLayout } from '../uniform-params';
 import type { ScratchArena } from './scratch';
 
@@ -197,6 +198,50 @@ export function encodeWindowOrder(
   encodeExclusiveScan(gpu, encoder, tallies, offsets, runs);
   dispatch({ pass: 'scatter', buffers: { offsets, order, positions } }, grid);
   return { order, positions };
+}
+
+/** The buffers of windowOrderKernels' gather, by binding name. */
+export interface OrderGatherBuffers {
+  readonly positions: GPUBuffer;
+  readonly listed_values: GPUBuffer;
+  readonly listed_found: GPUBuffer;
+  readonly out_values: GPUBuffer;
+  readonly out_found: GPUBuffer;
+}
+
+/** How a table's engine dispatches the passes of a find in window order. */
+export interface OrderedFindDispatch {
+  /** The order's count and scatter passes. */
+  readonly order: OrderDispatch;
+  /** The table's ordered find: walking `order`, each answer into `listed` at its list position. */
+  find(listed: { readonly out_values: GPUBuffer; readonly out_found: GPUBuffer }, order: GPUBuffer): void;
+  /** The gather, with the timing span's end. */
+  gather(buffers: OrderGatherBuffers, timestampWrites?: GPUComputePassTimestampWrites): void;
+}
+
+/**
+ * A find of `n` keys in window order, answers to `out`: the order's passes, the table's ordered
+ * find into scratch, and the gather back to batch order. With timestamp writes, the first order
+ * pass writes the beginning and the gather the end.
+ */
+export function encodeOrderedFind(
+  gpu: Gpu,
+  encoder: GPUCommandEncoder,
+  n: number,
+  windows: number,
+  scratch: ScratchArena,
+  out: { readonly values: GPUBuffer; readonly found: GPUBuffer },
+  dispatch: OrderedFindDispatch,
+  timestampWrites?: GPUComputePassTimestampWrites,
+): void {
+  const { first, last } = timestampEnds(timestampWrites);
+  const { order, positions } = encodeWindowOrder(gpu, encoder, n, windows, scratch, dispatch.order, first);
+  const listed = { out_values: scratch.get('order.values', n * 4), out_found: scratch.get('order.found', n * 4) };
+  dispatch.find(listed, order);
+  dispatch.gather(
+    { positions, listed_values: listed.out_values, listed_found: listed.out_found, out_values: out.values, out_found: out.found },
+    last,
+  );
 }
 
 /** The `order` binding of a kernel's ordered variant. */
