@@ -40,6 +40,7 @@ export {
 export type { GpuInit, SubgroupInfo } from './gpu';
 export { Gpu, STAGED_CHUNK_BYTES, STAGED_MIN_BYTES } from './gpu';
 export type { Binding, DispatchOptions, Kernel } from './kernel';
+export { wordRange } from './kernel';
 export { PipelineCache } from './pipeline-cache';
 export type { RequestGpuOptions } from './request-gpu';
 export { DEFAULT_DAWN_OPTIONS, fromDevice, requestGpu } from './request-gpu';

@@ -18,6 +18,15 @@ export interface Kernel {
 /** A buffer bound to a kernel: the whole buffer, or a range of it (offset and size in bytes). */
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
+/**
+ * u32 words [start, start + count) of a binding (a buffer, or a range of one) as a binding of their
+ * own: a part of a batch. The byte offset must meet minStorageBufferOffsetAlignment.
+ */
+export function wordRange(b: Binding, start: number, count: number): Binding {
+  const [buffer, offset] = 'buffer' in b ? [b.buffer, b.offset ?? 0] : [b, 0];
+  return { buffer, offset: offset + start * 4, size: count * 4 };
+}
+
 /** One dispatch of a kernel: its bindings (in binding order), how many invocations (or an indirect grid), and a label. */
 export interface DispatchOptions {
   bindings: readonly Binding[];

@@ -6,6 +6,7 @@ import {
   encodeExclusiveScan,
   encodeWindowOrder,
   type Gpu,
+  wordRange,
 } from '@gpuhash/core';
 import { BUCKET_SLOTS, type SplitPointer, splitPointerFor } from './split-pointer';
 import type { BulkScratch, HiveStorage } from './storage';
@@ -234,9 +235,9 @@ export class Dispatcher {
     for (let k = 0; k < parts; k++) {
       const start = k * partKeys;
       const n = Math.min(partKeys, b.n - start);
-      const part = parts === 1 ? b : { ...b, keys: bindingRange(b.keys, start, n), values: bindingRange(b.values, start, n), n };
-      const tw = joinTimestamps(k === 0 ? first : undefined, k === parts - 1 ? last : undefined);
-      this.encodeBulkInsert(encoder, part, scratch, plan, start, orderSpill, tw);
+      const part = parts === 1 ? b : { ...b, keys: wordRange(b.keys, start, n), values: wordRange(b.values, start, n), n };
+      const ends = { first: k === 0 ? first : undefined, last: k === parts - 1 ? last : undefined };
+      this.encodeBulkInsert(encoder, part, scratch, plan, start, orderSpill, ends);
     }
   }
 
@@ -244,8 +245,8 @@ export class Dispatcher {
    * One part of an insert batch by the bulk build (wgsl/bulk.ts): partition by region, build each
    * region in workgroup memory, then the op passes over the keys it spilled (and the reserved
    * keys, which pass A reports as it reports them in any batch), whose failures join the table's
-   * failed list shifted by `start`, the part's first batch index. With timestamp writes, the
-   * count pass writes the beginning and pass B the end.
+   * failed list shifted by `start`, the part's first batch index. `ends`: the count pass's
+   * beginning timestamp and pass B's end timestamp (each only when given).
    */
   private encodeBulkInsert(
     encoder: GPUCommandEncoder,
@@ -254,12 +255,12 @@ export class Dispatcher {
     plan: boolean,
     start: number,
     orderSpill: boolean,
-    timestampWrites?: GPUComputePassTimestampWrites,
+    ends: { first?: GPUComputePassTimestampWrites; last?: GPUComputePassTimestampWrites },
   ): void {
     const s = this.storage;
     const regions = scratch.regions;
     encoder.clearBuffer(scratch.spill, 0, 4);
-    const [first, last] = splitTimestamps(timestampWrites);
+    const { first, last } = ends;
     this.encodePartition(encoder, b, scratch, plan, first);
     const build = {
       slots: s.slots,
@@ -450,24 +451,4 @@ export function splitTimestamps(
     begin === undefined ? undefined : { querySet, beginningOfPassWriteIndex: begin },
     end === undefined ? undefined : { querySet, endOfPassWriteIndex: end },
   ];
-}
-
-/** Timestamp writes of a beginning and an end that come from two halves (either may be missing). */
-function joinTimestamps(
-  first: GPUComputePassTimestampWrites | undefined,
-  last: GPUComputePassTimestampWrites | undefined,
-): GPUComputePassTimestampWrites | undefined {
-  if (!first) return last;
-  if (!last) return first;
-  return {
-    querySet: first.querySet,
-    beginningOfPassWriteIndex: first.beginningOfPassWriteIndex,
-    endOfPassWriteIndex: last.endOfPassWriteIndex,
-  };
-}
-
-/** Words [start, start + n) of a binding (a buffer, or a range of one) as a binding of their own. */
-function bindingRange(b: Binding, start: number, n: number): Binding {
-  const [buffer, offset] = 'buffer' in b ? [b.buffer, b.offset ?? 0] : [b, 0];
-  return { buffer, offset: offset + start * 4, size: n * 4 };
 }

@@ -24,6 +24,7 @@ import {
   timestampEnds,
   u32KeySpec,
   u64KeySpec,
+  wordRange,
 } from '@gpuhash/core';
 import { BUSY_KEY } from './sentinels';
 import type { LinearProbeInsertOptions } from './types';
@@ -556,7 +557,7 @@ export class LinearProbeEngine<K extends KeyType> implements DictionaryEngine<K>
     const part = this.bulkPart;
     for (let start = 0; start < n; start += part) {
       const count = Math.min(part, n - start);
-      const range = (b: GPUBuffer): Binding => (count === n ? b : { buffer: b, offset: 4 * start, size: 4 * count });
+      const range = (b: GPUBuffer): Binding => (count === n ? b : wordRange(b, start, count));
       const ends = { first: start === 0 ? first : undefined, last: start + count >= n ? last : undefined };
       this.encodeBulkPart(encoder, range(keys), range(values), count, assign, ends);
     }
