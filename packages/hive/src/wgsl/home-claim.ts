@@ -2,7 +2,7 @@ import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
-import { opPassBindings, opPassWindows, pushGroupModule } from './op-pass';
+import { opPassBindings, opPassWindows, pushWorkgroupModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { ONE_WINDOW } from './windows';
@@ -90,11 +90,11 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
         out[i] = vec2<u32>(0u, status);
       }
     }
-    hv_push_group(L_REST, rest, i);
+    hv_push_workgroup(vec3<u32>(L_REST, L_REST, L_REST), vec3<bool>(rest, false, false), vec3<u32>(i), lid);
   }
   flush_tallies(lid);
 }
 `,
-      { modules: [gridModule, pushGroupModule(subgroups), talliesModule, listsModule], windows: opPassWindows(w) },
+      { modules: [gridModule, pushWorkgroupModule(subgroups), talliesModule, listsModule], windows: opPassWindows(w) },
     ),
 });

@@ -2,7 +2,7 @@ import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
-import { opPassBindings, opPassWindows, pushGroupModule, retireModule } from './op-pass';
+import { opPassBindings, opPassWindows, pushWorkgroupModule, retireModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
@@ -82,10 +82,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       }
     }
     // Retired slots to the release pass, claims to the claim pass, the rest to pass A: one list
-    // reservation per group and list.
-    hv_push_group(L_FREED, freed != NONE, freed);
-    hv_push_group(L_CLAIM, claim, i);
-    hv_push_group(L_REST, rest, i);
+    // reservation per workgroup and list.
+    hv_push_workgroup(vec3<u32>(L_FREED, L_CLAIM, L_REST), vec3<bool>(freed != NONE, claim, rest), vec3<u32>(freed, i, i), lid);
     if (done) { out[i] = vec2<u32>(0u, status); }
   }
   flush_tallies(lid);
@@ -96,7 +94,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           gridModule,
           homeScanModule(subgroups, true),
           wcmeModule(subgroups),
-          pushGroupModule(subgroups),
+          pushWorkgroupModule(subgroups),
           retireModule(subgroups),
           talliesModule,
           listsModule,

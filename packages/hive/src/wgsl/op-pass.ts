@@ -54,6 +54,46 @@ export function pushGroupModule(subgroups: boolean): WgslModule {
 }
 
 /**
+ * Appends, for up to three lists at once, \`entry[k]\` to list \`list[k]\` for every invocation of
+ * the workgroup where \`pred[k]\` holds: a workgroup atomic per group and list, then one global
+ * atomic per workgroup and list. A global atomic per group, as \`hv_push_group\` makes, lands on one
+ * counter word from every group of a batch (2^17 of them for 2^22 ops), and the atomics on one word
+ * run one after another. Called by every invocation of the workgroup in uniform control flow (it
+ * has barriers); \`list\` is the same in every invocation; an unused k has pred false.
+ */
+const pushWorkgroupCode = /* wgsl */ `
+var<workgroup> hv_wg_push_count: array<atomic<u32>, 3>;
+var<workgroup> hv_wg_push_base: array<u32, 3>;
+fn hv_push_workgroup(list: vec3<u32>, pred: vec3<bool>, entry: vec3<u32>, lid: u32) {
+  var at = vec3<u32>(0u);
+  for (var k = 0u; k < 3u; k++) {
+    let m = cg_ballot32(pred[k]);
+    if (m != 0u) {
+      let first = firstTrailingBit(m);
+      var sub = 0u;
+      if (cg_lane() == first) { sub = atomicAdd(&hv_wg_push_count[k], countOneBits(m)); }
+      at[k] = cg_broadcast(sub, first) + countOneBits(m & hv_low_mask(cg_lane()));
+    }
+  }
+  workgroupBarrier();
+  if (lid < 3u) {
+    let c = atomicLoad(&hv_wg_push_count[lid]);
+    if (c != 0u) { hv_wg_push_base[lid] = atomicAdd(&lists[list[lid]], c); }
+    atomicStore(&hv_wg_push_count[lid], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < 3u; k++) {
+    let a = hv_wg_push_base[k] + at[k];
+    if (pred[k] && a < params.list_cap) { atomicStore(&lists[LIST_HEADER + list[k] * params.list_cap + a], entry[k]); }
+  }
+}`;
+
+/** \`hv_push_workgroup\` (needs \`lists\` and \`params\`). */
+export function pushWorkgroupModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.push-workgroup', subgroups, pushWorkgroupCode, { needs: ['params', 'lists'] });
+}
+
+/**
  * An erase in a mixed batch, once its key is seen in global slot g: retire the slot (CAS the key
  * word to TOMBSTONE), do not free it, since no slot may be reused while this batch may still read
  * it; the release pass frees it after the batch. True when this op erased the key (false: another
@@ -288,9 +328,9 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       }
     }
 
-    // 4. Retired slots to the release pass, deferred ops to pass B: one list reservation per group.
-    hv_push_group(L_FREED, freed != NONE, freed);
-    hv_push_group(L_DEFERRED, st == S_DEFER, i);
+    // 4. Retired slots to the release pass, deferred ops to pass B: one list reservation per
+    // workgroup and list.
+    hv_push_workgroup(vec3<u32>(L_FREED, L_DEFERRED, L_DEFERRED), vec3<bool>(freed != NONE, st == S_DEFER, false), vec3<u32>(freed, i, i), lid);
     if (st == S_DEFER) { count(T_DEFERRED, 1u); }
     if (apply && live && st != S_DEFER && op != OP_FIND) { out[i] = vec2<u32>(0u, status); }
   }
@@ -305,7 +345,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           talliesModule,
           listsModule,
           overflowModule,
-          pushGroupModule(subgroups),
+          pushWorkgroupModule(subgroups),
           retireModule(subgroups),
         ],
         constants: { CHECK_ROUNDS, CLAIM_ROUNDS },
