@@ -24,7 +24,6 @@ import {
 } from './wgsl/bulk';
 import { LIST_HEADER, List, MODE_APPLY, MODE_DRAIN, WORKGROUP_SIZE } from './wgsl/common';
 import { findKernel } from './wgsl/find';
-import { homeClaimKernel } from './wgsl/home-claim';
 import { homePassKernel } from './wgsl/home-pass';
 import { listedPlanKernel } from './wgsl/listed-plan';
 import { appendFailedKernel } from './wgsl/lists';
@@ -195,12 +194,10 @@ export class Dispatcher {
       const fields = { n, mode: b.mode, aux1: at };
       const tw = at === start ? first : undefined;
       if (b.mode === MODE_APPLY) {
-        // A mixed batch's ops their home settles first, then the claims of free home slots it
-        // listed (in the deferred list, emptied for pass A); pass A takes the rest from its list.
-        const variant = { subgroups: this.subgroups, ...s.windowing };
-        this.dispatch(encoder, homePassKernel.variant(variant), n, buffers, fields, { timestampWrites: tw });
-        this.dispatch(encoder, homeClaimKernel.variant(variant), n, buffers, { n, mode: b.mode });
-        encoder.clearBuffer(s.lists, List.deferred * 4, 4);
+        // A mixed batch's ops their home settles first; pass A takes the rest from its list.
+        this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups, ...s.windowing }), n, buffers, fields, {
+          timestampWrites: tw,
+        });
         this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
       } else {
         this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });

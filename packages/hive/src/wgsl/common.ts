@@ -34,8 +34,7 @@ export const COUNTER_WORDS = 16;
  * The lists buffer: a header of counts, then four lists of `list_cap` entries each: inserts
  * deferred to the locked pass (batch indices), retired slots to free (global slot indices),
  * failed inserts (batch indices, RESERVED_FLAG for reserved keys), and the ops the home pass left
- * to pass A (batch indices). In a mixed batch the deferred list first holds the inserts the home
- * pass leaves to the claim pass (\`L_CLAIM\`); it is emptied before pass A.
+ * to pass A (batch indices).
  */
 export const List = { deferred: 0, freed: 1, failed: 2, rest: 3 } as const;
 export const LIST_COUNT = Object.keys(List).length;
@@ -81,7 +80,6 @@ const L_DEFERRED: u32 = ${List.deferred}u;
 const L_FREED: u32 = ${List.freed}u;
 const L_FAILED: u32 = ${List.failed}u;
 const L_REST: u32 = ${List.rest}u;
-const L_CLAIM: u32 = L_DEFERRED;
 const LIST_HEADER: u32 = ${LIST_HEADER}u;
 
 /** Linear hashing: h mod n0, or h mod 2 n0 for buckets the split pointer has passed. */

@@ -16,14 +16,13 @@ import { ONE_WINDOW } from './windows';
  *   the release pass), an insert is done (insertOrAssign stores its value);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
  *   nowhere, nothing to do;
- * - an insert of such a key whose home had EMPTY words: to the claim list (the deferred list, unused
- *   until pass A), with those words' bits in \`out[i].x\`, for the home claim pass (home-claim.ts);
- * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts whose home
- *   was full or whose key may live elsewhere (their claims, WABC), erases of keys that may live
- *   elsewhere, reserved keys and unknown ops (pass A reports them).
- * Claims are not made here: made here, by WABC (H200, 2026-11-22) or by a CAS that writes the key
- * (H100, 2026-11-27), they doubled this pass at load 0.5 and at 0.95 alike, also where few ops
- * claim (apps/bench/results/hive-design-history.md); the claim pass is a kernel of its own.
+ * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts of absent
+ *   keys (their claims, WABC), keys that may live elsewhere, reserved keys and unknown ops (pass A
+ *   reports them).
+ * Claims stay in pass A. Made here, by WABC or by a CAS that writes the key, they doubled this
+ * pass, also at load 0.95 where few ops claim; in a pass of their own, by the CAS, they cost what
+ * pass A's claims cost, scan included (H100, 2^27 slots, a 2^22-op 0.5:0.3:0.2 batch; see
+ * apps/bench/results/hive-design-history.md).
  * Same bindings as pass A (ops and out real: mixed batches only); aux1 the chunk's first batch
  * index. The finds ran before (find.ts).
  */
@@ -57,7 +56,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     var status = 0u;
     var done = false;
     var freed = NONE;
-    var claim = false;
     let home = hv_home_lookup(key, hv_b1(key), go);
     if (go) {
       if (home.x != NONE) {
@@ -74,16 +72,12 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       } else if (op == OP_ERASE && home.y == 0u) {
         // Absent from its home, and its filter bits say from everywhere else.
         done = true;
-      } else if (op != OP_ERASE && home.y == 0u && home.z != 0u) {
-        claim = true;
-        out[i] = vec2<u32>(home.z, 0u);
       } else {
         rest = true;
       }
     }
-    // Retired slots to the release pass, claims to the claim pass, the rest to pass A: one list
-    // reservation per workgroup and list.
-    hv_push_workgroup(vec3<u32>(L_FREED, L_CLAIM, L_REST), vec3<bool>(freed != NONE, claim, rest), vec3<u32>(freed, i, i), lid);
+    // Retired slots to the release pass, the rest to pass A: one list reservation per workgroup.
+    hv_push_workgroup(vec2<u32>(L_FREED, L_REST), vec2<bool>(freed != NONE, rest), vec2<u32>(freed, i), lid);
     if (done) { out[i] = vec2<u32>(0u, status); }
   }
   flush_tallies(lid);
@@ -92,7 +86,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       {
         modules: [
           gridModule,
-          homeScanModule(subgroups, true),
+          homeScanModule(subgroups),
           wcmeModule(subgroups),
           pushWorkgroupModule(subgroups),
           retireModule(subgroups),

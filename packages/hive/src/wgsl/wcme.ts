@@ -156,12 +156,8 @@ const HOME_SCAN_ROUNDS = HOME_SLOTS;
 const HOME_SHIFT = Math.log2(HOME_SLOTS);
 const HOME_BITS = `0x${(2 ** HOME_SLOTS - 1).toString(16)}u`;
 
-/**
- * WCME over homes: the transposed scan on each op's home (one 32-byte sector) instead of its bucket.
- * With `empties`, the scan also says which of the home's key words were EMPTY (for the home pass's
- * claims, home-pass.ts); erase batches leave it out.
- */
-function homeScanCode(empties: boolean): string {
+/** WCME over homes: the transposed scan on each op's home (one 32-byte sector) instead of its bucket. */
+function homeScanCode(): string {
   const rounds = Array.from({ length: HOME_SCAN_ROUNDS }, (_, r) => r);
   // Round r: lane L reads key word (p mod HOME_SLOTS) of op p / HOME_SLOTS's home, p = r S + L.
   const loads = rounds
@@ -173,10 +169,7 @@ function homeScanCode(empties: boolean): string {
     )
     .join('\n');
   const ballots = rounds
-    .map((r) => {
-      const match = `  m.x |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`;
-      return empties ? `${match}\n  m.y |= hv_owner_bits(cg_ballot32(w${r} == EMPTY), ${r}u);` : match;
-    })
+    .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`)
     .join('\n');
   return /* wgsl */ `
 /**
@@ -192,16 +185,16 @@ fn hv_owner_bits(ballot: u32, r: u32) -> u32 {
 }
 
 /**
- * The bits (0..HOME_SLOTS-1) of the calling lane's home key words (from global slot \`first\`):
- * x those holding its key, y ${empties ? 'those EMPTY' : '0 (this variant does not look for EMPTY words)'}. The group reads the homes
- * of its ops together, every load issued before the first ballot. Lanes with go false read
- * nothing. Every lane of the group calls it. (A lane reading its own home, 8 atomic loads of 4
- * bytes, was no faster with homes of 8 slots: atomic loads are not combined, so 8 requests per op;
- * perf-layout measured 8 such loads 7x slower than 8 plain ones on an H200.)
+ * The bits (0..HOME_SLOTS-1) of the calling lane's home key words (from global slot \`first\`)
+ * holding its key: the group reads the homes of its ops together, every load issued before the
+ * first ballot. Lanes with go false read nothing. Every lane of the group calls it. (A lane
+ * reading its own home, 8 atomic loads of 4 bytes, was no faster with homes of 8 slots: atomic
+ * loads are not combined, so 8 requests per op; perf-layout measured 8 such loads 7x slower than
+ * 8 plain ones on an H200.)
  */
-fn hv_scan_homes(first: u32, key: u32, go: bool) -> vec2<u32> {
+fn hv_scan_homes(first: u32, key: u32, go: bool) -> u32 {
 ${loads}
-  var m = vec2<u32>(0u);
+  var m = 0u;
 ${ballots}
   return m;
 }
@@ -210,22 +203,19 @@ ${ballots}
  * A key's lookup at its home in its first bucket b1, for the passes that settle what a home can
  * (the home pass, erase batches): the group's home scan, and each lane's lock word read beside it.
  * x: the global slot holding key at home, NONE if none; y: 1 when it is not there and its away or
- * far bit says it may be elsewhere (0: settled, found or absent); z: when it is not there, the
- * home's EMPTY key words as bits from its first slot (see \`hv_scan_homes\`). Every lane of the
- * group calls it.
+ * far bit says it may be elsewhere (0: settled, found or absent). Every lane of the group calls it.
  */
-fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec3<u32> {
+fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
   let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
   var word = 0u;
   if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
   let m = hv_scan_homes(first, key, go);
-  if (m.x != 0u) { return vec3<u32>(first + firstTrailingBit(m.x), 0u, 0u); }
-  return vec3<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u), m.y);
+  if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
+  return vec2<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u));
 }`;
 }
 
 /** \`hv_scan_homes\` and \`hv_home_lookup\` over the writable table (need \`slots\`, \`masks\` and \`params\`). */
-export function homeScanModule(subgroups: boolean, empties = false): WgslModule {
-  const name = empties ? 'hive.home-scan-empties' : 'hive.home-scan';
-  return cooperativeVariant(name, subgroups, homeScanCode(empties), { needs: ['slots', 'masks', 'params'] });
+export function homeScanModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.home-scan', subgroups, homeScanCode(), { needs: ['slots', 'masks', 'params'] });
 }
