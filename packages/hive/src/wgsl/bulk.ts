@@ -333,10 +333,6 @@ var<workgroup> region_locks: array<atomic<u32>, ${REGION_BUCKETS}>;
 // this round, so only those can hold a twin of my key that my lookup could not see.
 var<workgroup> round_free: array<u32, ${REGION_BUCKETS}>;
 var<workgroup> wg_added: atomic<u32>;
-// A round's spilled keys, counted here and reserved in the spill list with one atomic per round:
-// an atomic per key on the list's one counter word ran one after another.
-var<workgroup> wg_spill_count: atomic<u32>;
-var<workgroup> wg_spill_base: u32;
 // The overflow plan: the table's buckets with room of at least v (v < ROOM_BINS, from the
 // histogram of step 2); per bucket of the region, the room a key's second bucket needs for the key
 // to go on (ROOM_BINS: none goes on), and how many more may.
@@ -449,8 +445,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
       var lb = 0u;
       var slot = 0u;
       var before = 0u;
-      var spill_at = NONE;
-      var spill_index = 0u;
       if (p < end) {
         let kv = records[p];
         key = kv.x;
@@ -495,16 +489,11 @@ ${entryPoint(WORKGROUP_SIZE)} {
           }
         }
         if (spilled) {
-          spill_at = atomicAdd(&wg_spill_count, 1u);
-          spill_index = kv.z;
+          let at = atomicAdd(&spill[0], 1u);
+          atomicStore(&spill[1u + at], kv.z);
         }
       }
       workgroupBarrier();
-      if (lid == 0u) {
-        let c = atomicLoad(&wg_spill_count);
-        if (c != 0u) { wg_spill_base = atomicAdd(&spill[0], c); }
-        atomicStore(&wg_spill_count, 0u);
-      }
       // Every claim of this round is published: a slot claimed before mine holding the key is a
       // twin's, and the earliest claim wins.
       if (claimed) {
@@ -528,7 +517,6 @@ ${entryPoint(WORKGROUP_SIZE)} {
         }
       }
       workgroupBarrier();
-      if (spill_at != NONE) { atomicStore(&spill[1u + wg_spill_base + spill_at], spill_index); }
     }
     if (kin) {
       let w = kb * PB + kw;
