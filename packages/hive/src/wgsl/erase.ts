@@ -2,6 +2,7 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
+import { freeModule } from './op-pass';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
@@ -60,11 +61,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     // overflowed), then stash lines (when the first sent a key there).
     let found = hv_lookup_lanes(key, live_op && !settled, b1, b2, stash_live, false).at;
     if (!settled) { at = found; }
-    if (at != NONE && hv_cas_key(at, key, EMPTY)) {
-      atomicOr(&masks[at / 32u], 1u << (at % 32u));
-      count(T_ERASED, 1u);
-      if (at >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
-    }
+    if (at != NONE) { hv_free(at, key); }
   }
   flush_tallies(lid);
 }
@@ -78,6 +75,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           talliesModule,
           listsModule,
           overflowModule,
+          freeModule(subgroups),
         ],
         windows: slotWindows(w, { slots: 'atomic<u32>' }),
       },

@@ -2,7 +2,7 @@ import { defineKernel } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule } from '@gpuhash/kernels';
 import { WORKGROUP_SIZE } from './common';
 import { listsModule } from './lists';
-import { opPassBindings, opPassWindows, pushWorkgroupModule, retireModule } from './op-pass';
+import { freeModule, opPassBindings, opPassWindows, pushWorkgroupModule } from './op-pass';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
 import { homeScanModule, wcmeModule } from './wcme';
@@ -12,8 +12,10 @@ import { ONE_WINDOW } from './windows';
  * The home pass of a mixed batch, before pass A: the ops whose key's home settles them. The group
  * reads its ops' homes together (\`hv_home_lookup\`, wcme.ts: 4 key words, half a 32-byte sector,
  * per op, where pass A's scan reads the whole bucket), each lane also its first bucket's lock word:
- * - the key at home: an erase retires it (\`hv_retire\`, as pass A does: CAS to TOMBSTONE, freed by
- *   the release pass), an insert is done (insertOrAssign stores its value);
+ * - the key at home: an erase frees its slot at once (\`hv_free\`, as erase batches do: nothing in
+ *   this dispatch claims a slot, and pass A, which claims, runs after it), an insert is done
+ *   (insertOrAssign stores its value; a value stored into a slot an erase just freed is
+ *   overwritten by whoever claims the slot next, before it publishes its key);
  * - an erase of a key absent from home whose away and far bits are clear (common.ts): the key is
  *   nowhere, nothing to do;
  * - anything else goes to the rest list, whole, for pass A in its listed mode: inserts of absent
@@ -55,16 +57,12 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     let go = live && !rest && op != OP_FIND;
     var status = 0u;
     var done = false;
-    var freed = NONE;
     let home = hv_home_lookup(key, hv_b1(key), go);
     if (go) {
       if (home.x != NONE) {
         let at = home.x;
         if (op == OP_ERASE) {
-          if (hv_retire(at, key)) {
-            status = 1u;
-            freed = at;
-          }
+          if (hv_free(at, key)) { status = 1u; }
         } else if (op == OP_INSERT_OR_ASSIGN) {
           atomicStore(&slots[hv_vw(at)], values[i]);
         }
@@ -76,8 +74,8 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
         rest = true;
       }
     }
-    // Retired slots to the release pass, the rest to pass A: one list reservation per workgroup.
-    hv_push_workgroup(vec2<u32>(L_FREED, L_REST), vec2<bool>(freed != NONE, rest), vec2<u32>(freed, i), lid);
+    // The rest to pass A: one list reservation per workgroup.
+    hv_push_workgroup(vec2<u32>(L_REST, L_REST), vec2<bool>(rest, false), vec2<u32>(i), lid);
     if (done) { out[i] = vec2<u32>(0u, status); }
   }
   flush_tallies(lid);
@@ -89,7 +87,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
           homeScanModule(subgroups),
           wcmeModule(subgroups),
           pushWorkgroupModule(subgroups),
-          retireModule(subgroups),
+          freeModule(subgroups),
           talliesModule,
           listsModule,
         ],

@@ -74,11 +74,10 @@ export function pushWorkgroupModule(subgroups: boolean): WgslModule {
 }
 
 /**
- * An erase in a mixed batch, once its key is seen in global slot g: retire the slot (CAS the key
- * word to TOMBSTONE), do not free it, since no slot may be reused while this batch may still read
- * it; the release pass frees it after the batch. True when this op erased the key (false: another
- * op of the batch did first); counts the erase, and a stash slot's leaving. The home pass and pass A
- * both erase this way.
+ * An erase in pass A, once its key is seen in global slot g: retire the slot (CAS the key word to
+ * TOMBSTONE), do not free it, since pass A's claims rely on no slot turning free during the pass;
+ * the release pass frees it after. True when this op erased the key (false: another op of the
+ * batch did first); counts the erase, and a stash slot's leaving.
  */
 const retireCode = /* wgsl */ `
 fn hv_retire(g: u32, key: u32) -> bool {
@@ -88,9 +87,31 @@ fn hv_retire(g: u32, key: u32) -> bool {
   return true;
 }`;
 
+/**
+ * An erase where nothing claims slots (erase batches, the home pass of a mixed batch): CAS the key
+ * word of global slot g from key to EMPTY, then set its free bit. True when this op erased the key;
+ * counts the erase, and a stash slot's leaving.
+ */
+const freeCode = /* wgsl */ `
+fn hv_free(g: u32, key: u32) -> bool {
+  if (!hv_cas_key(g, key, EMPTY)) { return false; }
+  atomicOr(&masks[g / 32u], 1u << (g % 32u));
+  count(T_ERASED, 1u);
+  if (g >= params.nalloc * 32u) { count(T_STASH_OUT, 1u); }
+  return true;
+}`;
+
 /** \`hv_retire\` (needs \`slots\`, \`params\` and \`counters\`). */
 export function retireModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.retire', subgroups, retireCode, { requires: [wcmeModule(subgroups), talliesModule], needs: ['params'] });
+}
+
+/** \`hv_free\` (needs \`slots\`, \`masks\`, \`params\` and \`counters\`). */
+export function freeModule(subgroups: boolean): WgslModule {
+  return cooperativeVariant('hive.free', subgroups, freeCode, {
+    requires: [wcmeModule(subgroups), talliesModule],
+    needs: ['params', 'masks'],
+  });
 }
 
 /**

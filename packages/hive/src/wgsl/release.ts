@@ -5,7 +5,7 @@ import { hiveParams } from './params';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
- * Frees the slots a batch retired (erased in a mixed batch, or abandoned claims): key back to
+ * Frees the slots a batch retired (erased in pass A, or abandoned claims): key back to
  * EMPTY, then the free bit. A dispatch of its own, after every op that could still read them, so
  * no slot is reused while a find may be reading it (that would be ABA: a find reading key K1, then
  * the value of a K2 that took the slot).
