@@ -37,16 +37,6 @@ fn set_digest(g: u32, d: u32) {
   atomicAnd(&bucket_meta[w], ~(0xffu << sh));
   atomicOr(&bucket_meta[w], d << sh);
 }
-/**
- * Sets slot g's digest byte from \`old\` to \`d\` with one atomic: the other bytes of the word belong
- * to other slots, and this one, held, is the holder's alone (a slot written in this dispatch keeps
- * its writer's bit), so \`old\` is what an earlier dispatch left there. A random read-modify-write
- * of the digest lines is one of the few writes an insert makes: one here, where \`set_digest\` makes
- * two.
- */
-fn replace_digest(g: u32, old: u32, d: u32) {
-  if (old != d) { atomicXor(&bucket_meta[g >> 2u], (old ^ d) << ((g & 3u) * 8u)); }
-}
 /** Empties a held slot into a reclaimed one (the erase of a key); the holder keeps the bit. */
 fn reclaim(g: u32) {
   set_key(g, vec2<u32>(RECLAIM_LO, KEY_HI_RESERVED));

@@ -90,16 +90,13 @@ ${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
 var<workgroup> wg_added: atomic<u32>;
 
-/**
- * The group writes slot g: the value (lanes over j), then lane 0 the score, key and digest (\`old\`:
- * the digest byte the slot holds, EMPTY_DIGEST for a free slot).
- */
-fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, old: u32, score: vec2<u32>) {
+/** The group writes slot g: the value (lanes over j), then lane 0 the score, key and digest. */
+fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
   for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
   if (cg_lane() == 0u) {
     set_score(g, score);
     set_key(g, k);
-    replace_digest(g, old, d);
+    set_digest(g, d);
   }
 }
 
@@ -127,7 +124,7 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
     var free = g_claim_free(first, m1, start);
     if (DUAL && free == NONE) { free = g_claim_free(second, m2, start); }
     if (free != NONE) {
-      g_write_slot(free, i, k, d, EMPTY_DIGEST, desired);
+      g_write_slot(free, i, k, d, desired);
       return vec2<u32>(ST_INSERTED, free);
     }
     // The bucket is full (both are): the minimum score among the slots no one holds.
@@ -163,8 +160,7 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
     step = cg_broadcast(step, 0u);
     if (step == 0u || step == 2u) { continue; }
     if (step == 1u) {
-      // Free since an earlier dispatch, so its digest is the empty one.
-      g_write_slot(victim, i, k, d, EMPTY_DIGEST, desired);
+      g_write_slot(victim, i, k, d, desired);
       return vec2<u32>(ST_INSERTED, victim);
     }
     if (EVICT) {
@@ -182,9 +178,7 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
       // The same lane reads value j here and writes it in g_write_slot.
       ${v.evict ? 'for (var j = cg_lane(); j < VW; j += TILE) { ev_vals[e * VW + j] = val_load(victim, j); }' : '_ = e;'}
     }
-    // The victim's digest, as its writer set it (lane 0, which writes it, read its key).
-    let old_d = hkv_key_digest(hkv_hash(old_key));
-    g_write_slot(victim, i, k, d, old_d, desired);
+    g_write_slot(victim, i, k, d, desired);
     return vec2<u32>(ST_EVICTED, victim);
   }
   return vec2<u32>(ST_BUSY, NONE);
