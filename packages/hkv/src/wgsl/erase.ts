@@ -29,7 +29,12 @@ export const eraseKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 
+// Erased keys are counted in workgroup memory and added to the counters with one global atomic
+// each: an atomic per key on one counter word ran one after another.
+var<workgroup> wg_erased: atomic<u32>;
+
 ${entryPoint(WORKGROUP_SIZE)} {
+  var erased = 0u;
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
     let k = qkeys[i];
     if (hkv_is_reserved(k)) { continue; }
@@ -38,10 +43,18 @@ ${entryPoint(WORKGROUP_SIZE)} {
     if (!try_claim(g)) { continue; }
     if (all(key_at(g) == k)) {
       reclaim(g);
-      atomicSub(&bucket_meta[counters_base()], 1u);
-      atomicAdd(&out[0], 1u);
+      erased += 1u;
     } else {
       release(g);
+    }
+  }
+  if (erased != 0u) { atomicAdd(&wg_erased, erased); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let c = atomicLoad(&wg_erased);
+    if (c != 0u) {
+      atomicSub(&bucket_meta[counters_base()], c);
+      atomicAdd(&out[0], c);
     }
   }
 }
