@@ -1,9 +1,9 @@
 /**
- * What the whole-table scans cost from the host API, wall time (median of REPS): Hive's `stats()`
- * on a table of 2^HIVE_LOG slots at load 0.5; HierarchicalKV's `eraseIf` of every entry, `erase` of
- * every key and `exportBatch` of every slot of a full cache of 2^HKV_LOG slots (dim 1), each
- * after refilling it. These kernels once counted with an atomic per bucket, key or entry on one
- * word; the figures show what a scan costs next to the transfers around it.
+ * Whole-table calls from the host API, wall time (median of REPS): Hive's `stats()` on a table of
+ * 2^HIVE_LOG slots at load 0.5; on a cache of 2^HKV_LOG slots (dim 1), HierarchicalKV's
+ * `insertOrAssign` of as many keys from empty and `find` of them (from a BigUint64Array), then
+ * `eraseIf` of every entry, `erase` of every key and `exportBatch` of every slot, each after
+ * refilling it. What a call costs beside its kernels: the host's conversions and transfers.
  *   [REPS=5] node perf-scans.mjs [HIVE_LOG=27] [HKV_LOG=25]
  */
 import { requestGpu } from '@gpuhash/core';
@@ -64,6 +64,8 @@ async function timed(label: string, before: () => Promise<unknown>, run: () => P
     await cache.clear();
     await cache.insertOrAssign(keys, values);
   };
+  await timed('hkv insertOrAssign(all)', () => cache.clear(), () => cache.insertOrAssign(keys, values).then((r) => r.inserted));
+  await timed('hkv find(every key)', async () => {}, () => cache.find(keys).then((r) => r.found.length));
   await timed('hkv eraseIf(all)', fill, () => cache.eraseIf({}));
   await timed('hkv erase(every key)', fill, () => cache.erase(keys));
   await timed('hkv exportBatch(all)', fill, () => cache.exportBatch(0, capacity));
