@@ -34,12 +34,7 @@ export const statsKernel = defineKernel({
 ${decls}
 ${bucketOfJob}
 
-// Each invocation sums its buckets, the workgroup its invocations, and one global atomic per word
-// and workgroup adds that: an atomic per bucket on one word ran one after another.
-var<workgroup> wg_sums: array<atomic<u32>, ${STATS_WORDS}>;
-
 ${entryPoint(WORKGROUP_SIZE)} {
-  var sums = array<u32, ${STATS_WORDS}>();
   ${gridStrideLoop('j', 'params.n', WORKGROUP_SIZE)} {
     let b = job_bucket(j);
     let free = masks_ro[b];
@@ -52,18 +47,10 @@ ${entryPoint(WORKGROUP_SIZE)} {
       if (claimed != (k < TOMBSTONE) || (!claimed && k != EMPTY)) { bad += 1u; }
     }
     let stash = j >= params.aux0;
-    sums[select(${StatsWord.tableKeys}u, ${StatsWord.stashKeys}u, stash)] += live;
-    if (!stash && free == 0u) { sums[${StatsWord.fullBuckets}u] += 1u; }
-    sums[${StatsWord.inconsistent}u] += bad;
-    if (!stash && (masks_ro[params.lock_base + b] & 1u) != 0u) { sums[${StatsWord.locksHeld}u] += 1u; }
-  }
-  for (var w = 0u; w < ${STATS_WORDS}u; w++) {
-    if (sums[w] != 0u) { atomicAdd(&wg_sums[w], sums[w]); }
-  }
-  workgroupBarrier();
-  if (lid < ${STATS_WORDS}u) {
-    let c = atomicLoad(&wg_sums[lid]);
-    if (c != 0u) { atomicAdd(&out[lid], c); }
+    if (live != 0u) { atomicAdd(&out[select(${StatsWord.tableKeys}u, ${StatsWord.stashKeys}u, stash)], live); }
+    if (!stash && free == 0u) { atomicAdd(&out[${StatsWord.fullBuckets}u], 1u); }
+    if (bad != 0u) { atomicAdd(&out[${StatsWord.inconsistent}u], bad); }
+    if (!stash && (masks_ro[params.lock_base + b] & 1u) != 0u) { atomicAdd(&out[${StatsWord.locksHeld}u], 1u); }
   }
 }
 `,
