@@ -51,6 +51,7 @@ export { compact, encodeCompact, encodeCompactWithScan, encodeExclusiveScan, exc
 export { SWIFTSHADER_ICD_PATHS } from './software-driver';
 export type { PassTime, TimingResult } from './timing';
 export { encodeTimedSpan, GpuTimer, timestampEnds } from './timing';
+export { u64FromWords, u64Words } from './u64-words';
 export type { ParamField, ParamSlot, ParamsLayout, ParamType, ParamValues, UniformLayout } from './uniform-params';
 export { BufferUsage, MapMode, STORAGE_USAGE } from './usage';
 export type { Variant, VariantValue } from './variant-key';

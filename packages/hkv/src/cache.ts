@@ -9,6 +9,7 @@ import {
   LimitExceededError,
   oneOf,
   positiveInteger,
+  u64FromWords,
 } from '@gpuhash/core';
 import {
   EV_WORDS,
@@ -21,7 +22,7 @@ import {
   type UpsertBatch,
   type UpsertPlan,
 } from './engine';
-import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords, wordsToBig } from './input';
+import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords } from './input';
 import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
 import {
@@ -528,7 +529,7 @@ export class HkvCache {
       if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
       const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
       const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
-      const evictedKeys = wordsToBig(meta, e, EV_WORDS, 0);
+      const evictedKeys = u64FromWords(meta, e, EV_WORDS, 0);
       if (host) {
         const rows =
           mode === UpdateMode.assignScores
@@ -543,7 +544,7 @@ export class HkvCache {
       return {
         ...result,
         evictedKeys,
-        evictedScores: wordsToBig(meta, e, EV_WORDS, 2),
+        evictedScores: u64FromWords(meta, e, EV_WORDS, 2),
         evictedValues: ev,
       } satisfies EvictResult;
     } finally {
@@ -751,7 +752,7 @@ export class HkvCache {
       return {
         values: out,
         found: flags,
-        ...(s ? { scores: wordsToBig(new Uint32Array(s), n) } : {}),
+        ...(s ? { scores: u64FromWords(new Uint32Array(s), n) } : {}),
       };
     } finally {
       for (const b of [found, values, scores]) if (b) gpu.pool.release(b);
@@ -851,7 +852,7 @@ export class HkvCache {
             if (g >= d0) exported.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
           }
         }
-        return { keys: wordsToBig(words, e, EV_WORDS, 0), scores: wordsToBig(words, e, EV_WORDS, 2), values: exported };
+        return { keys: u64FromWords(words, e, EV_WORDS, 0), scores: u64FromWords(words, e, EV_WORDS, 2), values: exported };
       } finally {
         gpu.pool.release(out);
         gpu.pool.release(vals);

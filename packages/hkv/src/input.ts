@@ -1,4 +1,4 @@
-import { DeviceArray, describeValue, InvalidArgumentError, ReservedKeyError } from '@gpuhash/core';
+import { DeviceArray, describeValue, InvalidArgumentError, ReservedKeyError, u64Words } from '@gpuhash/core';
 import { isReservedKey, RESERVED_NAMES } from './layout';
 
 /** Host keys as (lo, hi) words, checked: the array type, whole pairs, no reserved key. */
@@ -82,45 +82,4 @@ export function checkValues(values: unknown, n: number, dim: number, where: stri
 export function bigWords(x: bigint): [number, number] {
   const v = BigInt.asUintN(64, x);
   return [Number(v & 0xffffffffn), Number(v >> 32n)];
-}
-
-/**
- * Whether typed arrays are little-endian here (on every platform WebGPU runs on): a u64's bytes are
- * then its low word, then its high word. Converting through bigints instead costs about 100 ns a
- * key (3 s for 2^25 keys on a server CPU), more than the upload.
- */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** The (low, high) word pairs of u64s: a view of the same memory (a copy where not little-endian). */
-export function u64Words(values: BigUint64Array): Uint32Array {
-  if (LITTLE_ENDIAN) return new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
-  const words = new Uint32Array(values.length * 2);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as bigint;
-    words[2 * i] = Number(v & 0xffffffffn);
-    words[2 * i + 1] = Number(v >> 32n);
-  }
-  return words;
-}
-
-/** Pairs of words (entry i's low word at \`i * stride + at\`, its high word next) into u64s, copied. */
-export function wordsToBig(words: Uint32Array, count: number, stride = 2, at = 0): BigUint64Array {
-  if (!LITTLE_ENDIAN) {
-    const out = new BigUint64Array(count);
-    for (let i = 0; i < count; i++) {
-      out[i] = (BigInt(words[i * stride + at + 1] as number) << 32n) | BigInt(words[i * stride + at] as number);
-    }
-    return out;
-  }
-  const out = new BigUint64Array(count);
-  const pairs = new Uint32Array(out.buffer);
-  if (stride === 2 && at === 0) {
-    pairs.set(words.subarray(0, 2 * count));
-  } else {
-    for (let i = 0, j = at; i < count; i++, j += stride) {
-      pairs[2 * i] = words[j] as number;
-      pairs[2 * i + 1] = words[j + 1] as number;
-    }
-  }
-  return out;
 }

@@ -1,4 +1,4 @@
-import { DeviceArray, describeValue, type Gpu, InvalidArgumentError } from '@gpuhash/core';
+import { DeviceArray, describeValue, type Gpu, InvalidArgumentError, u64FromWords, u64Words } from '@gpuhash/core';
 import { type LocalFactory, type RemoteFactory, ShardGroup, type ShardHosts } from './group';
 import { SHARD_SEED } from './hash';
 import type { ShardLink } from './link';
@@ -340,17 +340,9 @@ export class ShardedCache {
   }
 }
 
-/** u64 keys as (low, high) words: a BigUint64Array, or a Uint32Array of pairs (copied either way). */
+/** u64 keys as (low, high) words: a BigUint64Array read in place, or a Uint32Array of pairs (the split copies them). */
 function cacheKeyWords(keys: unknown, where: string): Uint32Array {
-  if (keys instanceof BigUint64Array) {
-    const words = new Uint32Array(keys.length * 2);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as bigint;
-      words[2 * i] = Number(k & 0xffffffffn);
-      words[2 * i + 1] = Number(k >> 32n);
-    }
-    return words;
-  }
+  if (keys instanceof BigUint64Array) return u64Words(keys);
   if (keys instanceof Uint32Array) {
     if (keys.length % 2 !== 0)
       throw new InvalidArgumentError(`${where}: u64 keys as a Uint32Array need (low, high) pairs, got ${keys.length} words`);
@@ -367,8 +359,7 @@ function scoreArray(scores: CacheKeys, n: number, where: string): BigUint64Array
     if (scores.length !== n) throw new InvalidArgumentError(`${where}: ${scores.length} scores for ${n} keys`);
     return scores;
   }
-  if (scores instanceof Uint32Array && scores.length === 2 * n)
-    return BigUint64Array.from({ length: n }, (_, i) => (BigInt(scores[2 * i + 1] as number) << 32n) | BigInt(scores[2 * i] as number));
+  if (scores instanceof Uint32Array && scores.length === 2 * n) return u64FromWords(scores, n);
   throw new InvalidArgumentError(`${where}: scores must be a BigUint64Array (or (low, high) pairs) of one per key`);
 }
 

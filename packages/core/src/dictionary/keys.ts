@@ -1,5 +1,6 @@
 import { DeviceArray } from '../device-array';
 import { InvalidArgumentError, ReservedKeyError } from '../errors';
+import { u64FromWords, u64Words } from '../u64-words';
 import { describeValue } from './ops';
 import type { KeyType } from './types';
 
@@ -54,13 +55,7 @@ export function hostKeyCount(spec: KeySpec, keys: unknown): number {
 export function hostKeyWords<K extends KeyType>(spec: KeySpec<K>, keys: unknown, where: string, scanReserved = true): Uint32Array {
   if (keys instanceof BigUint64Array) {
     if (spec.type !== 'u64') throw new InvalidArgumentError(`${where}: this table has u32 keys; a BigUint64Array needs keyType 'u64'`);
-    const words = new Uint32Array(keys.length * 2);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as bigint;
-      words[2 * i] = Number(k & 0xffffffffn);
-      words[2 * i + 1] = Number(k >> 32n);
-    }
-    return words;
+    return u64Words(keys);
   }
   if (!(keys instanceof Uint32Array)) {
     const accepted = spec.type === 'u64' ? 'a BigUint64Array, a Uint32Array of (low, high) pairs' : 'a Uint32Array';
@@ -134,14 +129,16 @@ export function checkFindOut(
  */
 export function distinctUnflagged(words: Uint32Array, perKey: 1 | 2, flags: Uint32Array): number {
   const n = flags.length;
-  const fresh = perKey === 1 ? new Uint32Array(n) : new BigUint64Array(n);
+  // The unflagged keys' words, then (u64) as u64s: no bigint arithmetic a key (u64FromWords).
+  const picked = new Uint32Array(n * perKey);
   let m = 0;
   for (let i = 0; i < n; i++) {
     if (flags[i] !== 0) continue;
-    if (fresh instanceof Uint32Array) fresh[m++] = words[i] as number;
-    else fresh[m++] = (BigInt(words[2 * i + 1] as number) << 32n) | BigInt(words[2 * i] as number);
+    picked[perKey * m] = words[perKey * i] as number;
+    if (perKey === 2) picked[2 * m + 1] = words[2 * i + 1] as number;
+    m++;
   }
-  const sorted = fresh.subarray(0, m).sort();
+  const sorted = perKey === 1 ? picked.subarray(0, m).sort() : u64FromWords(picked, m).sort();
   let distinct = 0;
   for (let j = 0; j < m; j++) if (j === 0 || sorted[j] !== sorted[j - 1]) distinct++;
   return distinct;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { u64Words, wordsToBig } from '../src/input';
+import { u64FromWords, u64Words } from '../src/u64-words';
 
 /** The reference: each u64's low and high words by bigint arithmetic. */
 const refWords = (values: bigint[]) => values.flatMap((v) => [Number(v & 0xffffffffn), Number(v >> 32n)]);
@@ -17,7 +17,7 @@ describe('u64 host arrays as word pairs', () => {
     );
   });
 
-  it('wordsToBig reads pairs at any stride and offset into a copy', () => {
+  it('u64FromWords reads pairs at any stride and offset into a copy', () => {
     fc.assert(
       fc.property(fc.array(u64, { maxLength: 64 }), fc.integer({ min: 2, max: 7 }), fc.nat({ max: 5 }), (values, stride, rawAt) => {
         const at = rawAt % (stride - 1);
@@ -27,7 +27,7 @@ describe('u64 host arrays as word pairs', () => {
           words[i * stride + at] = ref[2 * i] as number;
           words[i * stride + at + 1] = ref[2 * i + 1] as number;
         });
-        const out = wordsToBig(words, values.length, stride, at);
+        const out = u64FromWords(words, values.length, stride, at);
         expect(Array.from(out)).toEqual(values);
         words.fill(0);
         expect(Array.from(out)).toEqual(values);
