@@ -22,6 +22,7 @@ import {
   type UpsertBatch,
   type UpsertPlan,
 } from './engine';
+import { applyHostTier } from './host-tier';
 import { bigWords, checkValues, hostKeyWords, keyCount, scoreWords } from './input';
 import { BUCKET_SLOTS, roundCapacity, valueSplit } from './layout';
 import { HkvStorage } from './storage';
@@ -529,7 +530,6 @@ export class HkvCache {
       if (e > n) throw new InternalError(`${where}: ${e} evictions reported for ${n} keys`);
       const meta = e > 0 ? new Uint32Array(await gpu.readBytes(out, (OUT_HEAD + 2 * n) * 4, EV_WORDS * 4 * e)) : new Uint32Array(0);
       const ev = e > 0 ? new Float32Array(await gpu.readBytes(evVals as GPUBuffer, 0, e * dim * 4)) : new Float32Array(0);
-      const evictedKeys = u64FromWords(meta, e, EV_WORDS, 0);
       if (host) {
         const rows =
           mode === UpdateMode.assignScores
@@ -538,65 +538,31 @@ export class HkvCache {
               ? await gpu.download(values as DeviceArray<'f32'>)
               : (values as Float32Array);
         const batchKeys = words ?? new Uint32Array(await gpu.readBytes((keys as DeviceArray).buffer, 0, 8 * n));
-        this.applyHostTier(mode, result.status, head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n), batchKeys, rows, meta, evictedKeys, ev);
+        applyHostTier(
+          {
+            mode,
+            status: result.status,
+            slots: head.subarray(OUT_HEAD + n, OUT_HEAD + 2 * n),
+            keyWords: batchKeys,
+            rows,
+            evMeta: meta,
+            evicted: e,
+            evValues: ev,
+          },
+          host,
+          dim,
+          this.storage.deviceSlots,
+        );
       }
       if (!evict) return result;
       return {
         ...result,
-        evictedKeys,
+        evictedKeys: u64FromWords(meta, e, EV_WORDS, 0),
         evictedScores: u64FromWords(meta, e, EV_WORDS, 2),
         evictedValues: ev,
       } satisfies EvictResult;
     } finally {
       for (const b of [batch, inVals, out, evVals]) if (b) gpu.pool.release(b);
-    }
-  }
-
-  /**
-   * The host tier's half of an insert-like batch (the kernels wrote only device-resident values):
-   * first the updates of present keys, then the evicted entries' values (a key placed by this batch
-   * had its batch value; any other, the host copy), then the values of keys placed and not evicted.
-   */
-  private applyHostTier(
-    mode: number,
-    status: Uint8Array,
-    slots: Uint32Array,
-    keyWords: Uint32Array,
-    rows: Float32Array,
-    evMeta: Uint32Array,
-    evictedKeys: BigUint64Array,
-    evValues: Float32Array,
-  ): void {
-    const host = this.host as Float32Array;
-    const dim = this.dim;
-    const d0 = this.storage.deviceSlots;
-    const hostRow = (g: number) => host.subarray((g - d0) * dim, (g - d0 + 1) * dim);
-    const row = (i: number) => rows.subarray(i * dim, (i + 1) * dim);
-    const keyOf = (i: number) => (BigInt(keyWords[2 * i + 1] as number) << 32n) | BigInt(keyWords[2 * i] as number);
-    const placed = new Map<bigint, number>();
-    for (let i = 0; i < status.length; i++) {
-      const st = status[i] as number;
-      const g = slots[i] as number;
-      if (st === HkvStatus.inserted || st === HkvStatus.evicted) placed.set(keyOf(i), i);
-      if (st !== HkvStatus.updated || g === NONE || g < d0 || mode === UpdateMode.assignScores) continue;
-      const target = hostRow(g);
-      if (mode === UpdateMode.accum) {
-        const add = row(i);
-        for (let j = 0; j < dim; j++) target[j] = Math.fround((target[j] as number) + (add[j] as number));
-      } else target.set(row(i));
-    }
-    const evicted = new Set<bigint>();
-    for (let e = 0; e < evictedKeys.length; e++) {
-      const k = evictedKeys[e] as bigint;
-      evicted.add(k);
-      const g = evMeta[EV_WORDS * e + 4] as number;
-      if (g < d0) continue;
-      const i = placed.get(k);
-      evValues.set(i !== undefined ? row(i) : hostRow(g), e * dim);
-    }
-    for (const [k, i] of placed) {
-      const g = slots[i] as number;
-      if (g >= d0 && g !== NONE && !evicted.has(k)) hostRow(g).set(row(i));
     }
   }
 
