@@ -704,17 +704,22 @@ export class HkvCache {
         scores ? gpu.readBytes(scores, 0, n * 8) : Promise.resolve(undefined),
       ]);
       const words = new Uint32Array(f);
-      const flags = host ? Uint8Array.from(words, (g) => (g === NONE ? 0 : 1)) : Uint8Array.from(words);
+      const flags = new Uint8Array(n);
       const out = v ? new Float32Array(v) : new Float32Array(0);
-      if (host && v) {
-        // The host tier: gather the values of host-resident slots.
+      if (host) {
+        // The host tier: found is a slot (NONE: absent); gather the values of host-resident slots,
+        // float by float (a subarray a row costs an object each, more than its floats).
         const d0 = this.storage.deviceSlots;
         const dim = this.dim;
         for (let i = 0; i < n; i++) {
           const g = words[i] as number;
-          if (g !== NONE && g >= d0) out.set(host.subarray((g - d0) * dim, (g - d0 + 1) * dim), i * dim);
+          if (g === NONE) continue;
+          flags[i] = 1;
+          if (!v || g < d0) continue;
+          const from = (g - d0) * dim;
+          for (let j = 0; j < dim; j++) out[i * dim + j] = host[from + j] as number;
         }
-      }
+      } else flags.set(words);
       return {
         values: out,
         found: flags,
@@ -1117,11 +1122,12 @@ function concatFloats(parts: Float32Array[], length: number): Float32Array {
   return out;
 }
 
+/** Item [at, at + n)'s part of a merged find: views, not copies (a copy of a large answer costs as much as its readback). */
 function sliceFind(r: FindResult, at: number, n: number, dim: number): FindResult {
   return {
-    values: r.values.length > 0 ? r.values.slice(at * dim, (at + n) * dim) : new Float32Array(0),
-    found: r.found.slice(at, at + n),
-    ...(r.scores ? { scores: r.scores.slice(at, at + n) } : {}),
+    values: r.values.length > 0 ? r.values.subarray(at * dim, (at + n) * dim) : new Float32Array(0),
+    found: r.found.subarray(at, at + n),
+    ...(r.scores ? { scores: r.scores.subarray(at, at + n) } : {}),
   };
 }
 

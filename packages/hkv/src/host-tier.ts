@@ -35,8 +35,11 @@ export interface HostTierBatch {
  */
 export function applyHostTier(b: HostTierBatch, host: Float32Array, dim: number, deviceSlots: number): void {
   const { mode, status, slots, keyWords, rows, evMeta, evValues } = b;
-  const hostRow = (g: number) => host.subarray((g - deviceSlots) * dim, (g - deviceSlots + 1) * dim);
-  const row = (i: number) => rows.subarray(i * dim, (i + 1) * dim);
+  // Rows are copied float by float: a subarray a row costs an object each, more than its floats.
+  const copy = (dst: Float32Array, at: number, src: Float32Array, from: number) => {
+    for (let j = 0; j < dim; j++) dst[at + j] = src[from + j] as number;
+  };
+  const hostAt = (g: number) => (g - deviceSlots) * dim;
   const n = status.length;
   // Updates of present keys, and the keys this batch placed in host slots, as (index, slot) pairs.
   const pairs = new Uint32Array(2 * n);
@@ -50,11 +53,10 @@ export function applyHostTier(b: HostTierBatch, host: Float32Array, dim: number,
       pairs[2 * placed + 1] = g;
       placed++;
     } else if (st === HkvStatus.updated && mode !== UpdateMode.assignScores) {
-      const target = hostRow(g);
+      const at = hostAt(g);
       if (mode === UpdateMode.accum) {
-        const add = row(i);
-        for (let j = 0; j < dim; j++) target[j] = Math.fround((target[j] as number) + (add[j] as number));
-      } else target.set(row(i));
+        for (let j = 0; j < dim; j++) host[at + j] = Math.fround((host[at + j] as number) + (rows[i * dim + j] as number));
+      } else copy(host, at, rows, i * dim);
     }
   }
   // Sorted by slot (the high word), then index.
@@ -82,11 +84,13 @@ export function applyHostTier(b: HostTierBatch, host: Float32Array, dim: number,
         break;
       }
     }
-    if (source >= 0) gone[source] = 1;
-    evValues.set(source >= 0 ? row(source) : hostRow(g), e * dim);
+    if (source >= 0) {
+      gone[source] = 1;
+      copy(evValues, e * dim, rows, source * dim);
+    } else copy(evValues, e * dim, host, hostAt(g));
   }
   for (let p = 0; p < placed; p++) {
     const i = order[2 * p] as number;
-    if (gone[i] === 0) hostRow(slotAt(p)).set(row(i));
+    if (gone[i] === 0) copy(host, hostAt(slotAt(p)), rows, i * dim);
   }
 }
