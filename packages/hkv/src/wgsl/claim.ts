@@ -46,3 +46,27 @@ fn reclaim(g: u32) {
 `,
   { requires: [hkvCoreModule], needs: ['bucket_meta', 'keys', 'scores', 'params'] },
 );
+
+/**
+ * \`count_erased(n, lid)\`: adds an invocation's erased entries to the cache's size and to
+ * \`out[0]\` with one global atomic per workgroup (an atomic per entry on one word ran one after
+ * another). Called once by every invocation of the workgroup, after its loop (it has a barrier).
+ */
+export const erasedCountModule = wgslModule(
+  'hkv.erased-count',
+  /* wgsl */ `
+var<workgroup> wg_erased: atomic<u32>;
+fn count_erased(n: u32, lid: u32) {
+  if (n != 0u) { atomicAdd(&wg_erased, n); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let c = atomicLoad(&wg_erased);
+    if (c != 0u) {
+      atomicSub(&bucket_meta[counters_base()], c);
+      atomicAdd(&out[0], c);
+    }
+  }
+}
+`,
+  { requires: [claimModule], needs: ['bucket_meta', 'out'] },
+);

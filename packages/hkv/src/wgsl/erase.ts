@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
-import { claimModule } from './claim';
+import { claimModule, erasedCountModule } from './claim';
 import { hkvCoreModule, locateModule, WORKGROUP_SIZE } from './common';
 
 /**
@@ -29,10 +29,6 @@ export const eraseKernel = defineKernel({
       /* wgsl */ `
 ${decls}
 
-// Erased keys are counted in workgroup memory and added to the counters with one global atomic
-// each: an atomic per key on one counter word ran one after another.
-var<workgroup> wg_erased: atomic<u32>;
-
 ${entryPoint(WORKGROUP_SIZE)} {
   var erased = 0u;
   ${gridStrideLoop('i', 'params.n', WORKGROUP_SIZE)} {
@@ -48,17 +44,9 @@ ${entryPoint(WORKGROUP_SIZE)} {
       release(g);
     }
   }
-  if (erased != 0u) { atomicAdd(&wg_erased, erased); }
-  workgroupBarrier();
-  if (lid == 0u) {
-    let c = atomicLoad(&wg_erased);
-    if (c != 0u) {
-      atomicSub(&bucket_meta[counters_base()], c);
-      atomicAdd(&out[0], c);
-    }
-  }
+  count_erased(erased, lid);
 }
 `,
-      { modules: [gridModule, hkvCoreModule, claimModule, locateModule], constants: { DUAL: v.dual } },
+      { modules: [gridModule, hkvCoreModule, claimModule, erasedCountModule, locateModule], constants: { DUAL: v.dual } },
     ),
 });

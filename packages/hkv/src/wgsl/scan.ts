@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
-import { claimModule } from './claim';
+import { claimModule, erasedCountModule } from './claim';
 import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
 
 export interface ScanVariant extends ValueVariant {
@@ -47,8 +47,8 @@ ${decls}
 
 ${v.export ? sliceAccessors(v, false) : ''}
 
-// A workgroup's matches are counted in workgroup memory and reserved (export) or subtracted (erase)
-// with one global atomic: an atomic per match on one counter word ran one after another.
+// An export's matches are counted in workgroup memory and reserved with one global atomic (an
+// atomic per match on one counter word ran one after another); erases count with count_erased.
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 
@@ -103,18 +103,10 @@ ${
       erased += 1u;
     }
   }
-  if (erased != 0u) { atomicAdd(&wg_count, erased); }
-  workgroupBarrier();
-  if (lid == 0u) {
-    let c = atomicLoad(&wg_count);
-    if (c != 0u) {
-      atomicSub(&bucket_meta[counters_base()], c);
-      atomicAdd(&out[0], c);
-    }
-  }`
+  count_erased(erased, lid);`
 }
 }
 `,
-      { modules: [gridModule, hkvCoreModule, claimModule] },
+      { modules: [gridModule, hkvCoreModule, claimModule, ...(v.export ? [] : [erasedCountModule])] },
     ),
 });
