@@ -64,8 +64,16 @@ async function timed(label: string, before: () => Promise<unknown>, run: () => P
     await cache.clear();
     await cache.insertOrAssign(keys, values);
   };
-  await timed('hkv insertOrAssign(all)', () => cache.clear(), () => cache.insertOrAssign(keys, values).then((r) => r.inserted));
-  await timed('hkv find(every key)', async () => {}, () => cache.find(keys).then((r) => r.found.length));
+  await timed(
+    'hkv insertOrAssign(all)',
+    () => cache.clear(),
+    () => cache.insertOrAssign(keys, values).then((r) => r.inserted),
+  );
+  await timed(
+    'hkv find(every key)',
+    async () => {},
+    () => cache.find(keys).then((r) => r.found.length),
+  );
   await timed('hkv eraseIf(all)', fill, () => cache.eraseIf({}));
   await timed('hkv erase(every key)', fill, () => cache.erase(keys));
   await timed('hkv exportBatch(all)', fill, () => cache.exportBatch(0, capacity));
