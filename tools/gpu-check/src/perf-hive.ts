@@ -5,7 +5,7 @@
  * (timestamps around every pass) and the table's stats after each step; then rebuilds and reruns
  * the mixed batch with 32 and 4 lanes per locked-pass op, and last runs the mixed batch at load
  * 0.5 twice. The clock ramps during the first steps: compare passes measured late in the run.
- *   [BULK=never|always] [MIXED=0] [LOAD=0.95] [BATCH=28] node perf-hive.mjs [log2Capacity=27]
+ *   [BULK=never|always] [MIXED=0] [LOAD=0.95] [BATCH=28] [MIXLOG=22] node perf-hive.mjs [log2Capacity=27]
  */
 import { requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
@@ -100,7 +100,8 @@ if (process.env.MIXED === '0') process.exit(0);
 const k1 = gpu.upload(all.subarray(0, half));
 
 // Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys (the first `present` of all).
-const m = 1 << 22;
+// 2^22 ops at 2^27 slots; MIXLOG (log2) sets it, by default 2^22 or 1/32 of a smaller table.
+const m = 2 ** Number(process.env.MIXLOG ?? Math.min(22, log - 5));
 const fresh = keysFrom(full + 10, m, true);
 function mixedBatch(present: number) {
   const ops = new Uint32Array(m);
@@ -123,7 +124,7 @@ const dvals = dkeys;
 await profiled(`mixed 2^22 at ${high}`, (enc) => table.encodeApply(enc, dops.buffer, dkeys.buffer, dvals.buffer, m, out.buffer));
 
 // Lanes per locked-pass op: the build and the mixed batch again, for each tile.
-for (const tile of [32, 4]) {
+for (const tile of (process.env.TILES ?? '32,4').split(',').filter(Boolean).map(Number)) {
   d.lockedTile = tile;
   await table.clear();
   await inBatches(`build to ${high}, tile ${tile}`, all, insert);

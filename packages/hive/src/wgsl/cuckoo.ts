@@ -5,6 +5,10 @@ import { stashModule } from './stash';
 import { wabcModule } from './wabc';
 import { wcmeModule } from './wcme';
 
+/** Slots a lane loads before it compares any: a whole bucket at 4 lanes a group. */
+const PREFETCH = 8;
+const unroll = (line: (u: number) => string) => Array.from({ length: PREFETCH }, (_, u) => line(u)).join('\n');
+
 /** Hard bound of `max_evict` (private path arrays are this long, plus one). */
 export const MAX_EVICTIONS = 16;
 
@@ -103,21 +107,26 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
   var ms = 0u;
   var e1 = 0u;
   var e2 = 0u;
-  for (var step = 0u; step < cg_steps(32u); step++) {
-    let slot = step * cg_size() + cg_lane();
-    var k1 = TOMBSTONE;
-    var k2 = TOMBSTONE;
-    var ks = TOMBSTONE;
-    if (slot < 32u) {
-      k1 = atomicLoad(&slots[hv_key_word(c1, slot)]);
-      if (c2 != c1) { k2 = atomicLoad(&slots[hv_key_word(c2, slot)]); }
-      if (look_stash) { ks = atomicLoad(&slots[hv_key_word(line, slot)]); }
-    }
-    m1 |= hv_row_ballot(k1 == k, step);
-    m2 |= hv_row_ballot(k2 == k, step);
-    ms |= hv_row_ballot(ks == k, step);
-    e1 |= hv_row_ballot(k1 == EMPTY, step);
-    e2 |= hv_row_ballot(k2 == EMPTY, step);
+  // A lane's loads first, then the ballots: one round trip for the buckets, not one per step.
+  for (var s0 = 0u; s0 < cg_steps(32u); s0 += ${PREFETCH}u) {
+${unroll(
+  (u) => `    let sl${u} = (s0 + ${u}u) * cg_size() + cg_lane();
+    var k1_${u} = TOMBSTONE;
+    var k2_${u} = TOMBSTONE;
+    var ks_${u} = TOMBSTONE;
+    if (sl${u} < 32u) {
+      k1_${u} = atomicLoad(&slots[hv_key_word(c1, sl${u})]);
+      if (c2 != c1) { k2_${u} = atomicLoad(&slots[hv_key_word(c2, sl${u})]); }
+      if (look_stash) { ks_${u} = atomicLoad(&slots[hv_key_word(line, sl${u})]); }
+    }`,
+)}
+${unroll(
+  (u) => `    m1 |= hv_row_ballot(k1_${u} == k, s0 + ${u}u);
+    m2 |= hv_row_ballot(k2_${u} == k, s0 + ${u}u);
+    ms |= hv_row_ballot(ks_${u} == k, s0 + ${u}u);
+    e1 |= hv_row_ballot(k1_${u} == EMPTY, s0 + ${u}u);
+    e2 |= hv_row_ballot(k2_${u} == EMPTY, s0 + ${u}u);`,
+)}
   }
   // Step 1 again: the key may have arrived since the lock-free pass looked (a drained stash key is known absent).
   if (!drain) {
@@ -171,6 +180,7 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
     var cand_alt = 0u;
     var cand_free = 0u;
     var cand_home = 0u;
+    var cand_key = EMPTY;
     for (var step = 0u; step < cg_steps(32u); step++) {
       let slot = step * cg_size() + cg_lane();
       var alt = NONE;
@@ -178,8 +188,9 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       var alt_free = 0u;
       var is_away = false;
       var home = 0u;
+      var kv = TOMBSTONE;
       if (slot < 32u) {
-        let kv = atomicLoad(&slots[hv_key_word(c, slot)]);
+        kv = atomicLoad(&slots[hv_key_word(c, slot)]);
         if (kv < TOMBSTONE) {
           alt = hv_other(kv, c);
           can = alt != c && alt != c1 && alt != c2 && !hv_in_path(&path, depth, alt);
@@ -201,10 +212,14 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
         cand_alt = cg_broadcast(alt, pickw);
         cand_free = cg_broadcast(alt_free, pickw);
         cand_home = cg_broadcast(home, pickw);
+        cand_key = cg_broadcast(kv, pickw);
         break;
       }
     }
     if (cand != NONE) {
+      // The victim's value, read while the lock is tried (its bucket is locked already).
+      var cand_value = 0u;
+      if (me) { cand_value = atomicLoad(&slots[hv_vw(c * 32u + cand)]); }
       if (!hv_lock(cand_alt, leader)) {
         hv_unlock_path(&path, depth, leader);
         return R_RETRY;
@@ -220,12 +235,24 @@ fn hv_insert_held(k: u32, v: u32, assign: bool, c1: u32, c2: u32, leader: u32, d
       if (got != 0u) {
         victim[depth] = cand;
         if (me) {
-          // From the far end back: every key is copied to its new slot before its old one is reused.
-          hv_move_locked(c * 32u + cand, cand_alt * 32u + firstTrailingBit(got));
-          for (var j = depth; j > 0u; j--) {
-            hv_move_locked(path[j - 1u] * 32u + victim[j - 1u], path[j] * 32u + victim[j]);
+          let dst = cand_alt * 32u + firstTrailingBit(got);
+          if (depth == 0u) {
+            // One move: both stores, then one settle for both. Every bucket written is locked and
+            // no find runs in this pass, so only the unlock needs them visible.
+            let at = c * 32u + cand;
+            hv_store_pair(dst, cand_key, cand_value);
+            hv_placed(cand_key, dst);
+            hv_store_pair(at, k, v);
+            hv_placed(k, at);
+            hv_settle2(dst, cand_key, cand_value, at, k, v);
+          } else {
+            // From the far end back: every key is copied to its new slot before its old one is reused.
+            hv_move_locked(c * 32u + cand, dst);
+            for (var j = depth; j > 0u; j--) {
+              hv_move_locked(path[j - 1u] * 32u + victim[j - 1u], path[j] * 32u + victim[j]);
+            }
+            hv_store_locked(path[0] * 32u + victim[0], k, v);
           }
-          hv_store_locked(path[0] * 32u + victim[0], k, v);
           count(T_EVICTIONS, depth + 1u);
         }
         hv_unlock(cand_alt, leader);

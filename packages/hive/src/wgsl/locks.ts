@@ -25,6 +25,16 @@ fn hv_settle(g: u32, key: u32, value: u32) {
     if (atomicLoad(&slots[hv_kw(g)]) == key && atomicLoad(&slots[hv_vw(g)]) == value) { break; }
   }
 }
+/** hv_settle for two slots at once: one round trip a try. */
+fn hv_settle2(g1: u32, k1: u32, v1: u32, g2: u32, k2: u32, v2: u32) {
+  for (var t = 0u; t < 4096u; t++) {
+    let a = atomicLoad(&slots[hv_kw(g1)]);
+    let b = atomicLoad(&slots[hv_vw(g1)]);
+    let c = atomicLoad(&slots[hv_kw(g2)]);
+    let d = atomicLoad(&slots[hv_vw(g2)]);
+    if (a == k1 && b == v1 && c == k2 && d == v2) { break; }
+  }
+}
 fn hv_store_locked(g: u32, key: u32, value: u32) {
   hv_store_pair(g, key, value);
   hv_placed(key, g);
