@@ -35,7 +35,8 @@ import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windo
  * order \`order\` lists it (@gpuhash/core's window order: tables of more than 2 GiB of slots), each
  * answer at its list position for the gather to move. mode MODE_APPLY: the finds of a mixed batch,
  * run before its other ops (so they see the table as it was before the batch, which the mixed-batch
- * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up.
+ * contract allows): out_values holds (value, status) pairs and only ops[i] == OP_FIND are looked up;
+ * every entry's pair is written, (0, 0) for the other ops, whose passes write theirs later.
  * Bindings: params, ops, keys, out_values, out_found, counters (read), masks_ro (the meta buffer),
  * slots_v4 (the slots buffer as 16-byte words: a value word is read as its word's component).
  */
@@ -134,9 +135,12 @@ ${slowPath(w)}
     }
     let found = select(0u, 1u, at != NONE);
     if (apply) {
-      if (local < params.n && ops[i] == OP_FIND) {
-        out_values[2u * i] = value;
-        out_values[2u * i + 1u] = found;
+      // Every entry's pair, the other ops' as (0, 0) for their passes to overwrite: whole sectors,
+      // where writing the finds' pairs alone left most sectors of out partly written.
+      if (local < params.n) {
+        let is_find = ops[i] == OP_FIND;
+        out_values[2u * i] = select(0u, value, is_find);
+        out_values[2u * i + 1u] = select(0u, found, is_find);
       }
     } else if (local < params.n) {
       out_values[answer_at] = value;
