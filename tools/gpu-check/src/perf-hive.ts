@@ -5,7 +5,7 @@
  * (timestamps around every pass) and the table's stats after each step; then rebuilds and reruns
  * the mixed batch with 32 and 4 lanes per locked-pass op, and last runs the mixed batch at load
  * 0.5 twice. The clock ramps during the first steps: compare passes measured late in the run.
- *   [BULK=never|always] [MIXED=0] [LOAD=0.95] [BATCH=28] [MIXLOG=22] node perf-hive.mjs [log2Capacity=27]
+ *   [BULK=never|always] [MIXED=0] [LOAD=0.95] [BATCH=28] [MIXLOG=22] [UPSERTS=1] node perf-hive.mjs [log2Capacity=27]
  */
 import { requestGpu } from '@gpuhash/core';
 import { HiveTable, Op } from '@gpuhash/hive';
@@ -99,7 +99,9 @@ await inBatches(`find misses at ${high}`, keysFrom(0, full, false), find);
 if (process.env.MIXED === '0') process.exit(0);
 const k1 = gpu.upload(all.subarray(0, half));
 
-// Mixed batch: half new keys, 0.3 finds and 0.2 erases of present keys (the first `present` of all).
+// Mixed batch: half new keys (UPSERTS=1: insertOrAssigns of present keys), 0.3 finds and 0.2
+// erases of present keys (the first `present` of all).
+const upserts = process.env.UPSERTS === '1';
 // 2^22 ops at 2^27 slots; MIXLOG (log2) sets it, by default 2^22 or 1/32 of a smaller table.
 const m = 2 ** Number(process.env.MIXLOG ?? Math.min(22, log - 5));
 const fresh = keysFrom(full + 10, m, true);
@@ -108,7 +110,10 @@ function mixedBatch(present: number) {
   const mk = new Uint32Array(m);
   for (let i = 0; i < m; i++) {
     const r = (fmix32(i ^ 0x5bd1e995) % 10) as number;
-    if (r < 5) {
+    if (r < 5 && upserts) {
+      ops[i] = Op.insertOrAssign;
+      mk[i] = all[(fmix32(i ^ 0x9e3779b9) % present) >>> 0] as number;
+    } else if (r < 5) {
       ops[i] = Op.insert;
       mk[i] = fresh[i] as number;
     } else {
