@@ -6,7 +6,7 @@ import { freeModule } from './op-pass';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
-import { homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
+import { ERASE_LINES, homeScanModule, lookupLanesModule, wcmeModule } from './wcme';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /**
@@ -70,7 +70,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
         modules: [
           gridModule,
           homeScanModule(subgroups),
-          lookupLanesModule(subgroups),
+          lookupLanesModule(subgroups, ERASE_LINES),
           wcmeModule(subgroups),
           talliesModule,
           listsModule,

@@ -6,7 +6,7 @@ import { listsModule } from './lists';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
-import { lookupLanesModule, wcmeModule } from './wcme';
+import { lookupLanesModule, PASS_A_LINES, wcmeModule } from './wcme';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
@@ -341,7 +341,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
       {
         modules: [
           gridModule,
-          lookupLanesModule(subgroups),
+          lookupLanesModule(subgroups, PASS_A_LINES),
           wcmeModule(subgroups),
           talliesModule,
           listsModule,

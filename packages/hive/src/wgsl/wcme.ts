@@ -52,20 +52,27 @@ fn hv_store_pair(g: u32, key: u32, value: u32) {
   );
 }
 
-/** Key lines each group loads before its first ballot: 16 lost more to the extra registers than it gained (H200, 2026-11-22). */
-const LINES_IN_FLIGHT = 8;
+/**
+ * Key lines each group loads before its first ballot, per kernel. On an H100 (2^27 slots,
+ * 2026-11-27) against 8: pass A with 4 took a 2^22-op mixed batch 2% faster at loads 0.5 and 0.95
+ * (16: slower), and erase batches with 16 were up to 2% faster (4: up to 3% slower). On an H200
+ * (2026-11-22), 16 lost pass A more to the extra registers than it gained.
+ */
+export const PASS_A_LINES = 4;
+export const ERASE_LINES = 16;
 
 /**
  * WCME for every lane's op at once (the "transposed" scan). Each lane of a group of S <= 32 lanes
  * owns one op; the group reads the S ops' buckets one after the other, each bucket's 32 key words
- * cooperatively (lane L reads slots L, L + S, ...), but issues \`LINES_IN_FLIGHT\` loads before the
- * first ballot, so a group keeps that many lines in flight instead of one. The ballots then give
- * each op's owner its slot masks. (Finds do not use it: they probe lane by lane, see find.ts.)
+ * cooperatively (lane L reads slots L, L + S, ...), but issues \`lines\` loads before the first
+ * ballot (PASS_A_LINES, ERASE_LINES), so a group keeps that many lines in flight instead of one.
+ * The ballots then give each op's owner its slot masks. (Finds do not use it: they probe lane by
+ * lane, see find.ts.)
  */
-function lanesScanCode(): string {
+function lanesScanCode(lines: number): string {
   // The loads of a round unrolled, not a loop over an array: an array indexed in a loop may live
   // in memory, and storing a load's result there waits for the load, one line at a time.
-  const ts = Array.from({ length: LINES_IN_FLIGHT }, (_, t) => t);
+  const ts = Array.from({ length: lines }, (_, t) => t);
   const loads = ts
     .map(
       (t) => `    var w${t} = EMPTY;
@@ -87,8 +94,8 @@ fn hv_scan_lanes(bkt: u32, key: u32, go: bool) -> vec2<u32> {
   let shift = firstTrailingBit(steps);
   let reading = cg_ballot32(go);
   var r = vec2<u32>(0u);
-  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${LINES_IN_FLIGHT} loads issued before their ballots.
-  for (var t0 = 0u; t0 < 32u; t0 += ${LINES_IN_FLIGHT}u) {
+  // 32 (op, step) pairs for any S: S ops of 32 / S steps each, ${lines} loads issued before their ballots.
+  for (var t0 = 0u; t0 < 32u; t0 += ${lines}u) {
 ${loads}
 ${ballots}
   }
@@ -102,8 +109,11 @@ ${ballots}
  * live key, or one retired in this batch). Lanes with \`go\` false read nothing and get zeros.
  * Every lane of the group calls it together.
  */
-export function scanLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.scan-lanes', subgroups, lanesScanCode(), { requires: [rowBallotModule(subgroups)], needs: ['slots'] });
+export function scanLanesModule(subgroups: boolean, lines: number): WgslModule {
+  return cooperativeVariant(`hive.scan-lanes.${lines}`, subgroups, lanesScanCode(lines), {
+    requires: [rowBallotModule(subgroups)],
+    needs: ['slots'],
+  });
 }
 
 /**
@@ -147,8 +157,10 @@ fn hv_lookup_lanes(key: u32, go: bool, b1: u32, b2: u32, stash_live: bool, full_
 }`;
 
 /** \`hv_lookup_lanes\` (needs \`slots\`, \`masks\` and \`params\`). */
-export function lookupLanesModule(subgroups: boolean): WgslModule {
-  return cooperativeVariant('hive.lookup-lanes', subgroups, lookupLanesCode, { requires: [scanLanesModule(subgroups), overflowModule] });
+export function lookupLanesModule(subgroups: boolean, lines: number): WgslModule {
+  return cooperativeVariant(`hive.lookup-lanes.${lines}`, subgroups, lookupLanesCode, {
+    requires: [scanLanesModule(subgroups, lines), overflowModule],
+  });
 }
 
 /** Rounds of the home scan: S lanes read a home's HOME_SLOTS key words for each of S ops in HOME_SLOTS rounds of S words. */
