@@ -85,6 +85,8 @@ export interface OpBatch {
   out?: GPUBuffer;
   n: number;
   mode: number;
+  /** Pass A's inserts look at their home before scanning their buckets (\`HOME_VIEW_BELOW\`). */
+  homeView?: boolean;
 }
 
 /**
@@ -191,14 +193,14 @@ export class Dispatcher {
         encoder.clearBuffer(s.lists, 0, 2 * 4);
         encoder.clearBuffer(s.lists, List.rest * 4, 4);
       }
-      const fields = { n, mode: b.mode, aux1: at };
+      const fields = { n, mode: b.mode, aux1: at, aux0: b.homeView ? 1 : 0 };
       const tw = at === start ? first : undefined;
       if (b.mode === MODE_APPLY) {
         // A mixed batch's ops their home settles first; pass A takes the rest from its list.
         this.dispatch(encoder, homePassKernel.variant({ subgroups: this.subgroups, ...s.windowing }), n, buffers, fields, {
           timestampWrites: tw,
         });
-        this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2 });
+        this.dispatch(encoder, this.opPass, n, buffers, { n, mode: b.mode, aux2: 2, aux0: b.homeView ? 1 : 0 });
       } else {
         this.dispatch(encoder, this.opPass, n, buffers, fields, { timestampWrites: tw });
       }

@@ -6,7 +6,7 @@ import { listsModule } from './lists';
 import { overflowModule } from './overflow';
 import { hiveParams } from './params';
 import { talliesModule } from './tallies';
-import { lookupLanesModule, PASS_A_LINES, wcmeModule } from './wcme';
+import { homeScanModule, lookupLanesModule, PASS_A_LINES, wcmeModule } from './wcme';
 import { ONE_WINDOW, type SlotWindows, slotsBinding, slotWindows } from './windows';
 
 /** Rounds a group re-checks claims that wait on earlier, unpublished claims before deferring them. */
@@ -136,7 +136,8 @@ export function freeModule(subgroups: boolean): WgslModule {
  *    whole (full) first bucket likewise. Then it publishes its key over the value. The op that
  *    claimed first wins; masks only lose free bits during the pass (nothing is freed until the
  *    release pass), which is what makes "earlier" well defined and the waits acyclic.
- * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux1: the chunk's first batch
+ * mode: 0 insert, 1 insertOrAssign, 2 apply (ops and out are real); aux0 = 1: the home view (step
+ * 0, for tables under HOME_VIEW_BELOW, see engine.ts); aux1: the chunk's first batch
  * index; aux2 = 1: listed (ops holds a count and batch indices: the bulk build's spill, bulk.ts);
  * aux2 = 2: the rest list the home pass left (home-pass.ts; aux1 = 0, batch indices in the list).
  */
@@ -225,6 +226,40 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     let b1 = hv_b1(key);
     let b2 = hv_b2(key);
     let home = hv_home(key);
+    var mine = NONE;
+    var check1 = 0u;
+    var check2 = 0u;
+
+    // 0. The home view (inserts): the group reads its inserts' homes (a sector each) and lock
+    // words. A key there is done; a key absent with its filter bits clear is absent from the table,
+    // and claims a home slot its view saw EMPTY, in pick order, with no bucket scan. A copy of the
+    // key that claimed before it took a slot earlier in pick order (every claim takes its first
+    // free slot from the home, and nothing frees a slot during the pass), so in this home and EMPTY
+    // in the view: check1 waits on those. The rest, and inserts whose home filled meanwhile, scan.
+    let viewing = st == S_SCAN && op != OP_ERASE && params.aux0 != 0u;
+    let view = hv_home_view(key, b1, viewing);
+    if (viewing) {
+      if (view.x != NONE) {
+        if (op == OP_INSERT_OR_ASSIGN) { atomicStore(&slots[hv_vw(view.x)], value); }
+        st = S_DONE;
+      } else if (view.y == 0u) {
+        let seen = view.z << (HOME_SLOTS * home);
+        var left = seen;
+        loop {
+          if (left == 0u) { break; }
+          let take = left & (0u - left);
+          let old = atomicAnd(&masks[b1], ~take);
+          if ((take & old) != 0u) {
+            mine = b1 * 32u + firstTrailingBit(take);
+            atomicStore(&slots[hv_vw(mine)], value);
+            check1 = seen & ~old & (take - 1u);
+            st = S_CHECK;
+            break;
+          }
+          left &= old & ~take;
+        }
+      }
+    }
 
     // 1. Scan (WCME): the first buckets, then the second buckets of ops not found whose first
     // bucket has overflowed or is full, then the stash lines the first buckets flag.
@@ -253,9 +288,6 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
     // 2. Claim: one atomicAnd per op and attempt, by the op's own lane.
     var goal = b1;
     var guess = ~(r1.x | r1.y);
-    var mine = NONE;
-    var check1 = 0u;
-    var check2 = 0u;
     for (var round = 0u; round < CLAIM_ROUNDS && st == S_CLAIM; round++) {
       if (guess == 0u) {
         // Full (it stays full: nothing is freed during the pass).
@@ -342,6 +374,7 @@ ${entryPoint(WORKGROUP_SIZE, cooperativeEntryParams({ subgroups }))} {
         modules: [
           gridModule,
           lookupLanesModule(subgroups, PASS_A_LINES),
+          homeScanModule(subgroups),
           wcmeModule(subgroups),
           talliesModule,
           listsModule,

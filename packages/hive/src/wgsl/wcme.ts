@@ -183,6 +183,7 @@ function homeScanCode(): string {
   const ballots = rounds
     .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`)
     .join('\n');
+  const emptyBallots = rounds.map((r) => `  e |= hv_owner_bits(cg_ballot32(w${r} == EMPTY), ${r}u);`).join('\n');
   return /* wgsl */ `
 /**
  * The bits (0..HOME_SLOTS-1) of a home's key words that round r's ballot holds for the calling
@@ -224,10 +225,28 @@ fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
   let m = hv_scan_homes(first, key, go);
   if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
   return vec2<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u));
+}
+
+/**
+ * hv_home_lookup for pass A's inserts, with the home's EMPTY key words: x, y as there; z: the
+ * home's slots (bits 0..HOME_SLOTS-1) whose key word is EMPTY (free, or claimed and not yet
+ * published). Every lane of the group calls it.
+ */
+fn hv_home_view(key: u32, b1: u32, go: bool) -> vec3<u32> {
+  let first = b1 * 32u + hv_home(key) * HOME_SLOTS;
+  var word = 0u;
+  if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
+${loads}
+  var m = 0u;
+  var e = 0u;
+${ballots}
+${emptyBallots}
+  if (m != 0u) { return vec3<u32>(first + firstTrailingBit(m), 0u, 0u); }
+  return vec3<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u), e);
 }`;
 }
 
-/** \`hv_scan_homes\` and \`hv_home_lookup\` over the writable table (need \`slots\`, \`masks\` and \`params\`). */
+/** \`hv_scan_homes\`, \`hv_home_lookup\` and \`hv_home_view\` over the writable table (need \`slots\`, \`masks\` and \`params\`). */
 export function homeScanModule(subgroups: boolean): WgslModule {
   return cooperativeVariant('hive.home-scan', subgroups, homeScanCode(), { needs: ['slots', 'masks', 'params'] });
 }
