@@ -212,6 +212,11 @@ ${ballots}
   return m;
 }
 
+/** 1 when key, absent from its home, may be elsewhere: its away or far bit in its first bucket's lock word. */
+fn hv_unsettled(word: u32, key: u32) -> u32 {
+  return select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u);
+}
+
 /**
  * A key's lookup at its home in its first bucket b1, for the passes that settle what a home can
  * (the home pass, erase batches): the group's home scan, and each lane's lock word read beside it.
@@ -224,7 +229,7 @@ fn hv_home_lookup(key: u32, b1: u32, go: bool) -> vec2<u32> {
   if (go) { word = atomicLoad(&masks[params.lock_base + b1]); }
   let m = hv_scan_homes(first, key, go);
   if (m != 0u) { return vec2<u32>(first + firstTrailingBit(m), 0u); }
-  return vec2<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u));
+  return vec2<u32>(NONE, hv_unsettled(word, key));
 }
 
 /**
@@ -242,7 +247,7 @@ ${loads}
 ${ballots}
 ${emptyBallots}
   if (m != 0u) { return vec3<u32>(first + firstTrailingBit(m), 0u, 0u); }
-  return vec3<u32>(NONE, select(0u, 1u, hv_may_be_away(word, key) || (word & hv_far_bit(key)) != 0u), e);
+  return vec3<u32>(NONE, hv_unsettled(word, key), e);
 }`;
 }
 
