@@ -58,6 +58,12 @@ interface CopyJob {
   vals: GPUBuffer;
   /** Pass label of the timestamp writes. */
   label: string;
+  /**
+   * The listed keys of an insertOrAssign's passes together (scatter): when its out buffer's hazard
+   * word says a later pass may have evicted a key an earlier one placed, copy only where the slot
+   * still holds the listed key (the table's keys, the batch's keys, the out buffer).
+   */
+  check?: { keys: GPUBuffer; batch: GPUBuffer; out: GPUBuffer };
 }
 
 /**
@@ -124,6 +130,23 @@ function upsertWritesValues(plan: UpsertPlan): boolean {
 /** Whether an upsert runs insert passes (the modes that insert absent keys). */
 function upsertInserts(plan: UpsertPlan): boolean {
   return plan.mode === UpdateMode.upsert || plan.mode === UpdateMode.accum || plan.mode === UpdateMode.touch;
+}
+
+/**
+ * Whether an upsert's update pass is folded into its first insert pass (InsertVariant.lookup):
+ * insertOrAssign, whose lookup and free-slot claim then share one read of the digest line.
+ */
+function foldsUpdate(plan: UpsertPlan): boolean {
+  return plan.mode === UpdateMode.upsert;
+}
+
+/**
+ * Whether an upsert's passes list and copy the values of other windows once, after its last pass:
+ * folded upserts without eviction records (whose evicted values must be read before each pass
+ * overwrites them).
+ */
+function copiesOnce(plan: UpsertPlan): boolean {
+  return foldsUpdate(plan) && !plan.evict;
 }
 
 /** Encodes the kernels of every operation against one storage (the facade owns ordering and I/O). */
@@ -215,6 +238,30 @@ export class HkvEngine {
     // sorts the keys. Later batches look them up.
     const empty = storage.knownEmpty;
     storage.knownEmpty = false;
+    // insertOrAssign folds its update pass into the first insert pass (InsertVariant.lookup).
+    if (foldsUpdate(plan)) {
+      const once = copiesOnce(plan);
+      this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time, shared, { empty, deduped }, once);
+      for (let pass = 0; pass < plan.insertPasses; pass++) {
+        this.encodeInsertPass(encoder, storage, staged, out, evVals, plan, time, shared, undefined, once);
+      }
+      if (once && this.windows(storage).length > 1) {
+        const check = { keys: storage.keys, batch: staged.batch, out };
+        this.encodeWindowCopies(
+          encoder,
+          storage,
+          n,
+          { source: 'placed', src: out },
+          { kind: 'scatter', vals: staged.values, check },
+          'insert',
+          time,
+          shared,
+        );
+      }
+      encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
+      if (scratch) this.gpu.pool.release(scratch);
+      return;
+    }
     updateKernel
       .variant({ ...v, ...this.group, policy, hasScores: staged.hasScores, mode: plan.mode, dual: this.dual, empty, deduped })
       .encode(this.gpu, encoder, {
@@ -269,6 +316,10 @@ export class HkvEngine {
     plan: UpsertPlan,
     time?: PassTimer,
     shared?: SharedCopies,
+    /** The first pass of an insertOrAssign, which looks its keys up and updates the present ones. */
+    lookup?: { empty: boolean; deduped: boolean },
+    /** Leave the values of other windows to one partition after the last pass (copiesOnce). */
+    deferCopies = false,
   ): void {
     const n = staged.n;
     const windows = this.windows(storage);
@@ -281,6 +332,9 @@ export class HkvEngine {
         evict: plan.evict,
         dual: this.dual,
         windowed: windows.length > 1,
+        lookup: lookup !== undefined,
+        empty: lookup?.empty ?? false,
+        deduped: lookup?.deduped ?? true,
       })
       .encode(this.gpu, encoder, {
         buffers: bind({
@@ -298,7 +352,7 @@ export class HkvEngine {
         timestampWrites: time?.('insert'),
       });
     storage.encodeReleaseClaims(encoder);
-    if (windows.length === 1) return;
+    if (windows.length === 1 || deferCopies) return;
     const rest = windows.slice(1);
     if (plan.evict && evVals) {
       for (const w of rest) {
@@ -336,8 +390,10 @@ export class HkvEngine {
       for (const b of batches) this.encodeUpsert(encoder, storage, b.staged, b.out, undefined, b.plan, time);
       return;
     }
-    // Each batch lists its keys once per partition: the update's (with values) and each insert pass's.
-    const partitions = (b: UpsertBatch) => (upsertWritesValues(b.plan) ? 1 : 0) + (upsertInserts(b.plan) ? b.plan.insertPasses : 0);
+    // Each batch lists its keys once per partition: the update's (with values) and each insert
+    // pass's, or once after its last pass (copiesOnce).
+    const partitions = (b: UpsertBatch) =>
+      copiesOnce(b.plan) ? 1 : (upsertWritesValues(b.plan) ? 1 : 0) + (upsertInserts(b.plan) ? b.plan.insertPasses : 0);
     const counts = batches.map((b) => Array<number>(partitions(b)).fill(b.staged.n));
     const layout = (group: readonly number[]) =>
       this.layoutRegions(
@@ -491,10 +547,11 @@ export class HkvEngine {
     const quads = valueWords(storage.dim).quads;
     windows.slice(1).forEach((w, list) => {
       for (const b of batches) {
-        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind }).encode(this.gpu, encoder, {
+        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind, checked: b.check !== undefined }).encode(this.gpu, encoder, {
           buffers: bind({
             lists: b.region,
             [b.kind === 'gather' ? 'out_vals' : 'in_vals']: b.vals,
+            ...(b.check ? { keys: b.check.keys, batch: b.check.batch, status: b.check.out } : {}),
             ...this.sliceRecord(storage, 'v', w),
           }),
           params: { list },
@@ -515,7 +572,7 @@ export class HkvEngine {
     storage: HkvStorage,
     n: number,
     keys: { source: ListSource; src: GPUBuffer },
-    copy: { kind: CopyKind; vals: GPUBuffer },
+    copy: { kind: CopyKind; vals: GPUBuffer; check?: CopyJob['check'] },
     label: string,
     time?: PassTimer,
     shared?: SharedCopies,

@@ -446,6 +446,67 @@ async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
   }
 }
 
+/**
+ * One insertOrAssign of more keys than the cache holds, over 4 windows, after a prefill it partly
+ * updates: its later passes evict keys its earlier passes placed or updated, while the values of the
+ * windows past the first are copied once, after its last pass, from one list of every pass's keys.
+ * A copy listed for a key evicted by the same batch must not land: every stored key holds its own
+ * row (the batch's when the batch wrote it).
+ */
+async function batchOverCapacity(ctx: CheckContext): Promise<void> {
+  const { gpu, rng } = ctx;
+  const scale = sizeScale(ctx.scale);
+  const dim = 8;
+  const bytes = 128 * dim * 4 * scale;
+  const capacity = 512 * scale;
+  const pool = keyPool(rng, 4 * capacity);
+  for (const policy of ['lru', 'custom'] as const) {
+    for (const mode of ['single', 'dual'] as const) {
+      const cache = await HkvCache.create(gpu, { dim, capacity, mode, policy, maxValueBufferBytes: bytes, valueWindowBytes: bytes });
+      try {
+        expect(cache.valueSplit.windows === 4, `${policy}, ${mode}: expected 4 windows, got ${cache.valueSplit.windows}`);
+        const input = fc.record({
+          prefill: fc.nat({ max: capacity / 2 }),
+          overlap: fc.nat({ max: capacity / 2 }),
+          n: fc.integer({ min: capacity + 1, max: 3 * capacity }),
+          seed: fc.nat(),
+        });
+        const property = fc.asyncProperty(input, async ({ prefill, overlap, n, seed }) => {
+          await cache.clear();
+          const scores = (count: number, salt: number) =>
+            BigUint64Array.from({ length: count }, (_, i) => BigInt(((i + 1) * 2654435761 + seed * 40503 + salt) >>> 0));
+          const first = pool.slice(0, prefill);
+          const from = Math.min(overlap, prefill);
+          const batch = pool.slice(from, from + n);
+          const want = new Map<bigint, Float32Array>();
+          const remember = (keys: BigUint64Array, values: Float32Array) =>
+            keys.forEach((k, i) => {
+              want.set(k, values.slice(i * dim, (i + 1) * dim));
+            });
+          if (prefill > 0) {
+            const values = rows(first, dim, 1);
+            await cache.insertOrAssign(first, values, policy === 'custom' ? scores(prefill, 1) : undefined);
+            remember(first, values);
+          }
+          const values = rows(batch, dim, 2);
+          await cache.insertOrAssign(batch, values, policy === 'custom' ? scores(n, 2) : undefined);
+          remember(batch, values);
+          const held = await snapshot(cache, `${policy}, ${mode}: after ${prefill} keys, then ${n} (${prefill - from} of them updates)`);
+          expect(held.size > 0, `${policy}, ${mode}: nothing stored`);
+          for (const [k, e] of held) {
+            const row = want.get(k);
+            expect(row !== undefined, `${policy}, ${mode}: key ${k} stored but never inserted`);
+            expect(sameRow(e.value, row as Float32Array), `${policy}, ${mode}: key ${k} holds [${e.value}], its last write was [${row}]`);
+          }
+        });
+        await checkProperty(property, { seed: rng.u32() | 0, numRuns: 4, scale: ctx.scale });
+      } finally {
+        cache.destroy();
+      }
+    }
+  }
+}
+
 export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'lru: random sequences of every operation on one bucket match the model',
@@ -499,6 +560,10 @@ export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'device insertOrAssign batches in one call over 4 windows (copies window by window for all batches), single- and dual-bucket: every stored key holds the value of the last batch that wrote it',
     run: (ctx) => deviceUpsertBatches(ctx),
+  },
+  {
+    name: 'one insertOrAssign past the capacity over 4 windows (every pass listed once, copies after the last), lru and custom, single- and dual-bucket: every stored key holds its own value',
+    run: (ctx) => batchOverCapacity(ctx),
   },
   {
     name: 'finds in one window, dims 2 (one lane a key) and 8 (groups), host and device: the stored entries; absent keys zeros (host) or their rows untouched (device)',

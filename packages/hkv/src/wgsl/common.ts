@@ -106,6 +106,9 @@ const VALUES_PENDING: u32 = 0x80u;
 // The out buffer: 4 counter words, then one status per key, then one slot per key (the slot it was
 // found in or placed in, NONE otherwise), then 5 words per evicted entry (key, score, slot).
 const OUT_HEAD: u32 = 4u;
+// Head word 3, set by an insert pass that evicted a slot this batch may have written (a key placed
+// or updated by an earlier pass): the batch's values must then land only where their key still is.
+const OUT_HAZARD: u32 = 3u;
 const EV_WORDS: u32 = 5u;
 
 // Reserved keys: (lo, hi) = (0xffffffff | 0xfffffffe | 0xfffffffd, 0xffffffff).

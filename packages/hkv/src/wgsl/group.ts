@@ -122,22 +122,58 @@ export function groupModule(subgroups: boolean, quads: boolean): WgslModule {
   });
 }
 
+/** The digest words a lane covers: 32 / TILE, up to 32 with one lane a group. */
+const LINE_WORDS = Array.from({ length: 32 }, (_, r) => r);
+
 /**
  * The group's claims and slot choices for the insert pass (atomic digest, key, score and claim
  * reads, from claimModule): free slots in probe order from the key's start word, and the minimum
  * score of the unclaimed slots.
  */
 const INSERT_GROUP_CODE = /* wgsl */ `
+/** Digest word wi's free-slot candidates (bytes equal to the empty digest) at their place in a 128-bit mask. */
+fn g_empty_bits(word: u32, wi: u32) -> vec4<u32> {
+  let m = hash_byte_match(word, EMPTY_DIGEST);
+  let nib = ((m >> 7u) & 1u) | ((m >> 14u) & 2u) | ((m >> 21u) & 4u) | ((m >> 28u) & 8u);
+  return select(vec4<u32>(0u), vec4<u32>(nib << ((wi & 7u) * 4u)), vec4<u32>(wi >> 3u) == vec4<u32>(0u, 1u, 2u, 3u));
+}
+
 /** The bucket's free-slot candidates (digest = the empty digest): bit s % 32 of word s / 32. */
 fn g_empty_mask(b: u32) -> vec4<u32> {
   var acc = vec4<u32>(0u);
   for (var q = 0u; q < G_WORDS; q++) {
     let wi = q * TILE + cg_lane();
-    let m = hash_byte_match(digest_word(b * 32u + wi), EMPTY_DIGEST);
-    let nib = ((m >> 7u) & 1u) | ((m >> 14u) & 2u) | ((m >> 21u) & 4u) | ((m >> 28u) & 8u);
-    acc |= select(vec4<u32>(0u), vec4<u32>(nib << ((wi & 7u) * 4u)), vec4<u32>(wi >> 3u) == vec4<u32>(0u, 1u, 2u, 3u));
+    acc |= g_empty_bits(digest_word(b * 32u + wi), wi);
   }
   return g_or4(acc);
+}
+
+/** What one read of a digest line says: the key's global slot (NONE: absent) and the free-slot candidates. */
+struct LineScan {
+  slot: u32,
+  empty: vec4<u32>,
+}
+
+/**
+ * Key k (digest d) in bucket b, and the bucket's free-slot candidates, from one read of its digest
+ * line: an insertOrAssign's lookup and its claim share the line. Every word the lane covers is
+ * loaded before any is matched, so the loads are in flight together.
+ */
+fn g_scan_line(b: u32, k: vec2<u32>, d: u32) -> LineScan {
+${LINE_WORDS.map((r) => `  var w${r} = 0u;\n  if (G_WORDS > ${r}u) { w${r} = digest_word(b * 32u + ${r}u * TILE + cg_lane()); }`).join('\n')}
+  var mine = NONE;
+  var acc = vec4<u32>(0u);
+${LINE_WORDS.map(
+  (r) => `  if (G_WORDS > ${r}u) {
+    let wi = ${r}u * TILE + cg_lane();
+    acc |= g_empty_bits(w${r}, wi);
+    if (mine == NONE) { mine = g_match_word(w${r}, wi, d, k, b); }
+  }`,
+).join('\n')}
+  let hit = cg_ballot32(mine != NONE);
+  var slot = NONE;
+  if (hit != 0u) { slot = b * BUCKET + cg_broadcast(mine, firstTrailingBit(hit)); }
+  return LineScan(slot, g_or4(acc));
 }
 
 fn g_count(m: vec4<u32>) -> u32 { return dot(countOneBits(m), vec4<u32>(1u)); }

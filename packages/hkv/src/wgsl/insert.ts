@@ -27,6 +27,17 @@ export interface InsertVariant extends ValueVariant, GroupVariant {
    * the scatter passes have written its value into the other windows.
    */
   windowed: boolean;
+  /**
+   * The first pass of an insertOrAssign (the update pass folded in): each key is looked up first
+   * and, when present, its value and score updated in place; an absent key takes a free slot, and a
+   * key whose bucket has none stays pending for the next pass, which may evict. So every update
+   * lands before any eviction, as with a separate update pass, and the line is read once.
+   */
+  lookup: boolean;
+  /** lookup: the cache is known to hold no key, so the lookups are skipped. */
+  empty: boolean;
+  /** lookup: the dedupe pass ran (duplicates carry ST_DUPLICATE; the other statuses are cleared). */
+  deduped: boolean;
 }
 
 /**
@@ -63,6 +74,9 @@ export const insertKernel = defineKernel({
     evict: false,
     dual: false,
     windowed: false,
+    lookup: false,
+    empty: false,
+    deduped: true,
     subgroups: false,
     tile: 1,
   } as InsertVariant,
@@ -85,6 +99,9 @@ ${decls}
 const MAX_ATTEMPTS: u32 = ${MAX_ATTEMPTS}u;
 const EVICT: bool = ${v.evict};
 const WINDOWED: bool = ${v.windowed};
+const LOOKUP: bool = ${v.lookup};
+const LOOKUP_EMPTY: bool = ${v.empty};
+const DEDUPED: bool = ${v.deduped};
 ${valueWords(v.dim).wgsl}
 ${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
@@ -100,6 +117,12 @@ fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
   }
 }
 
+/** The group updates present key i in slot g: the value (lanes over j), then lane 0 the score. */
+fn g_update_slot(g: u32, i: u32) {
+  for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
+  if (cg_lane() == 0u) { set_score(g, score_hit(score_at(g), i)); }
+}
+
 /** One key's placement by the group: (status, slot). Every value is the same on every lane. */
 fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32> {
   let b1 = hkv_bucket(h, params.mask);
@@ -109,10 +132,29 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
   for (var attempt = 0u; attempt < MAX_ATTEMPTS; attempt++) {
     var first = b1;
     var second = b2;
-    var m1 = g_empty_mask(b1);
+    var m1 = vec4<u32>(0u);
     var m2 = vec4<u32>(0u);
+    if (LOOKUP && !LOOKUP_EMPTY && attempt == 0u) {
+      // The lookup and the free-slot candidates from one read of each line. A present key's slot
+      // is claimed by no one in this pass (it evicts nothing, and erases run in dispatches of their
+      // own); no other key of the batch is this one (dedupe), so later attempts need not look again.
+      let s1 = g_scan_line(b1, k, d);
+      var found = s1.slot;
+      m1 = s1.empty;
+      if (DUAL && found == NONE) {
+        let s2 = g_scan_line(b2, k, d);
+        found = s2.slot;
+        m2 = s2.empty;
+      }
+      if (found != NONE) {
+        g_update_slot(found, i);
+        return vec2<u32>(ST_UPDATED, found);
+      }
+    } else {
+      m1 = g_empty_mask(b1);
+      if (DUAL) { m2 = g_empty_mask(b2); }
+    }
     if (DUAL) {
-      m2 = g_empty_mask(b2);
       if (g_count(m2) > g_count(m1)) {
         first = b2;
         second = b1;
@@ -127,6 +169,8 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
       g_write_slot(free, i, k, d, desired);
       return vec2<u32>(ST_INSERTED, free);
     }
+    // No free slot left: the next pass evicts, after every update of the batch has landed.
+    if (LOOKUP) { return vec2<u32>(ST_PENDING, NONE); }
     // The bucket is full (both are): the minimum score among the slots no one holds.
     var v = g_min_victim(b1, start);
     if (DUAL) {
@@ -178,6 +222,12 @@ fn g_insert(i: u32, k: vec2<u32>, h: vec2<u32>, desired: vec2<u32>) -> vec2<u32>
       // The same lane reads value j here and writes it in g_write_slot.
       ${v.evict ? 'for (var j = cg_lane(); j < VW; j += TILE) { ev_vals[e * VW + j] = val_load(victim, j); }' : '_ = e;'}
     }
+    // Values in other windows land after the batch's last pass (the engine's copiesOnce): if the
+    // victim may be a key an earlier pass of this batch placed or updated, both are listed for
+    // this slot. LRU tells: this batch's scores start at its clock; other policies always may.
+    if (WINDOWED && cg_lane() == 0u && (POLICY != 0u || !hash_u64_lt(old_score, clock_of(0u)))) {
+      atomicStore(&out[OUT_HAZARD], 1u);
+    }
     g_write_slot(victim, i, k, d, desired);
     return vec2<u32>(ST_EVICTED, victim);
   }
@@ -192,11 +242,26 @@ ${groupEntry(v.subgroups)} {
     var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
     var desired = vec2<u32>(0u);
     if (i < params.n) {
-      let st = atomicLoad(&out[OUT_HEAD + i]);
-      if (st == ST_PENDING || st == ST_BUSY) {
-        live = true;
-        k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
-        desired = score_new(i);
+      if (LOOKUP) {
+        // Without the dedupe pass the statuses were not cleared: every key is this pass's.
+        var st = ST_NONE;
+        if (DEDUPED) { st = atomicLoad(&out[OUT_HEAD + i]); }
+        if (st == ST_NONE) {
+          k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
+          if (hkv_is_reserved(k)) {
+            atomicStore(&out[OUT_HEAD + i], ST_RESERVED);
+          } else {
+            live = true;
+            desired = score_new(i);
+          }
+        }
+      } else {
+        let st = atomicLoad(&out[OUT_HEAD + i]);
+        if (st == ST_PENDING || st == ST_BUSY) {
+          live = true;
+          k = vec2<u32>(batch[2u * i], batch[2u * i + 1u]);
+          desired = score_new(i);
+        }
       }
     }
     let h = hkv_hash(k);
@@ -208,7 +273,7 @@ ${groupEntry(v.subgroups)} {
     )}
     if (live) {
       atomicStore(&out[OUT_HEAD + params.n + i], result.y);
-      let placed = result.x == ST_INSERTED || result.x == ST_EVICTED;
+      let placed = result.x == ST_INSERTED || result.x == ST_EVICTED || result.x == ST_UPDATED;
       atomicStore(&out[OUT_HEAD + i], select(result.x, result.x | VALUES_PENDING, WINDOWED && placed));
       if (result.x == ST_INSERTED) { atomicAdd(&wg_added, 1u); }
     }

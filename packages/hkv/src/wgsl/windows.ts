@@ -211,16 +211,32 @@ export const copyKernel = defineKernel({
   name: 'hkv.window.copy',
   workgroupSize: LIST_WORKGROUP,
   params: { list: 'u32' },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, lists: 1, kind: 'gather' } as ValueVariant & {
+  variant: {
+    dim: 1,
+    slices: 1,
+    sliceSlots: 128,
+    deviceSlots: 128,
+    sliceBase: 0,
+    lists: 1,
+    kind: 'gather',
+    checked: false,
+  } as ValueVariant & {
     lists: number;
     kind: CopyKind;
+    /**
+     * Scatter only: the lists of every insert pass of an insertOrAssign at once. When the out
+     * buffer's hazard word is set (a later pass evicted a slot this batch may have written), a
+     * vector is copied only where the slot still holds the listed key, so the last writer wins.
+     */
+    checked: boolean;
   },
-  bindings: (v: ValueVariant & { kind: CopyKind }) => ({
+  bindings: (v: ValueVariant & { kind: CopyKind; checked: boolean }) => ({
     params: uniform(),
     lists: storage('read', 'u32'),
     ...(v.kind === 'gather'
       ? { out_vals: storage('read_write', valueWords(v.dim).element) }
       : { in_vals: storage('read', valueWords(v.dim).element) }),
+    ...(v.checked ? { keys: storage('read', 'u32'), batch: storage('read', 'u32'), status: storage('read', 'u32') } : {}),
     ...sliceBindings(v.slices, v.kind === 'gather' ? 'read' : 'read_write', 'v', valueWords(v.dim).element),
   }),
   source: (decls, v) => {
@@ -230,6 +246,9 @@ export const copyKernel = defineKernel({
       scatter: 'val_store(g, j, in_vals[i * VW + j]);',
       accumulate: 'val_store(g, j, val_load(g, j) + in_vals[i * VW + j]);',
     }[v.kind];
+    const guarded = v.checked
+      ? `if (!check || (keys[2u * g] == batch[2u * i] && keys[2u * g + 1u] == batch[2u * i + 1u])) { ${move} }`
+      : move;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -238,15 +257,18 @@ ${sliceAccessors(v, v.kind !== 'gather', 'v', 'val', io.quads)}
 const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
 var<workgroup> wg_words: u32;
 var<workgroup> wg_first: u32;
+var<workgroup> wg_check: u32;
 
 ${entryPoint(LIST_WORKGROUP)} {
   if (lid == 0u) {
     let count = lists[params.list];
     wg_words = count * VW;
     wg_first = lists[${v.lists}u + params.list] - count;
+    ${v.checked ? 'wg_check = status[OUT_HAZARD];' : ''}
   }
   let words = workgroupUniformLoad(&wg_words);
   let first = workgroupUniformLoad(&wg_first);
+  let check = workgroupUniformLoad(&wg_check) != 0u;
   ${chunkLoop('words', LIST_WORKGROUP)} {
     let f = base + lid;
     if (f < words) {
@@ -254,7 +276,7 @@ ${entryPoint(LIST_WORKGROUP)} {
       let j = f % VW;
       let i = lists[e];
       let g = lists[e + 1u];
-      ${move}
+      ${guarded}
     }
   }
 }
