@@ -200,8 +200,9 @@ export class HkvEngine {
 
   /**
    * An insert-like batch: clear its out buffer's head (and statuses, with dedupe), mark duplicates
-   * (last wins), the update pass, then the insert passes (for modes that insert). `out` needs `outWords(n, evict)` words; `evVals`
-   * `n * dim` floats when evicting. Also copies the live count into out word 1.
+   * (last wins), the update pass, then the insert passes (for modes that insert; insertOrAssign's
+   * first insert pass does the updates, foldsUpdate). `out` needs `outWords(n, evict)` words;
+   * `evVals` `n * dim` floats when evicting. Also copies the live count into out word 1.
    */
   encodeUpsert(
     encoder: GPUCommandEncoder,
