@@ -70,7 +70,7 @@ export {
   xxhash32,
   xxhash32Module,
 } from './hash';
-export { chunkLoop, gridStrideLoop } from './loops';
+export { chunkLoop, gridStrideLoop, unrolled } from './loops';
 export * from './scan';
 export { tallyConstant, workgroupTalliesModule } from './tallies';
 export type { StorageWindows } from './windows';

@@ -26,3 +26,13 @@ export function chunkLoop(count: string, workgroupSize: WorkgroupSizeExpr, base 
   const wg = workgroupSizeValue(workgroupSize);
   return `for (var ${base} = grid_workgroup(wid, nwg) * ${wg}; ${base} < ${count}; ${base} += grid_threads(nwg, ${wg}))`;
 }
+
+/**
+ * A loop unrolled into text: \`line(k)\` for k = 0 .. count - 1, joined by \`separator\`. For WGSL
+ * that keeps k-th values in variables of their own (\`w0\`, \`w1\`, ...), where an array indexed
+ * by a loop variable may go to function memory.
+ */
+export function unrolled(count: number, line: (k: number) => string, separator = '\n'): string {
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`unrolled: ${count} is not a count`);
+  return Array.from({ length: count }, (_, k) => line(k)).join(separator);
+}

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   chunkLoop,
@@ -9,6 +10,7 @@ import {
   gridModule,
   gridStrideLoop,
   tallyConstant,
+  unrolled,
   workgroupTalliesModule,
 } from '../src';
 
@@ -59,5 +61,20 @@ describe('failure list and tallies', () => {
     expect(m.code).toContain('default: { atomicAdd(&c[1], v); }');
     expect(() => composeWgsl('fn main() {}', { modules: [gridModule, m] })).toThrow(/needs 'c'/);
     expect(() => workgroupTalliesModule('test.none', {})).toThrow(RangeError);
+  });
+});
+
+describe('unrolled', () => {
+  it('emits line(k) for every k in order, between separators, as a loop would', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 40 }), fc.constantFrom('\n', ', ', ''), (count, separator) => {
+        const line = (k: number) => `var w${k} = ${3 * k}u;`;
+        let looped = '';
+        for (let k = 0; k < count; k++) looped += (k > 0 ? separator : '') + line(k);
+        expect(unrolled(count, line, separator)).toBe(looped);
+      }),
+    );
+    expect(() => unrolled(-1, String)).toThrow(RangeError);
+    expect(() => unrolled(1.5, String)).toThrow(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import type { WgslModule } from '@gpuhash/kernels';
+import { unrolled, type WgslModule } from '@gpuhash/kernels';
 import { cooperativeVariant } from './cooperative-variant';
 import { locksModule } from './locks';
 import { stashModule } from './stash';
@@ -7,7 +7,7 @@ import { wcmeModule } from './wcme';
 
 /** Slots a lane loads before it compares any: a whole bucket at 4 lanes a group. */
 const PREFETCH = 8;
-const unroll = (line: (u: number) => string) => Array.from({ length: PREFETCH }, (_, u) => line(u)).join('\n');
+const unroll = (line: (u: number) => string) => unrolled(PREFETCH, line);
 
 /** Hard bound of `max_evict` (private path arrays are this long, plus one). */
 export const MAX_EVICTIONS = 16;

@@ -35,6 +35,9 @@ export interface ValueVariant {
   sliceBase?: number;
 }
 
+/** A kernel's ValueVariant before the cache's own: one value buffer of one bucket, dim 1. */
+export const VALUE_DEFAULTS = { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0 };
+
 /** The value buffers' bindings, `v0`..: read-only or read-write arrays of f32. */
 export function sliceBindings(slices: number, access: 'read' | 'read_write', prefix = 'v', element = 'f32'): BindingsLayout {
   const out: Record<string, ReturnType<typeof storage>> = {};

@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
-import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
+import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
 
 export interface FindVariant extends ValueVariant, GroupVariant {
@@ -30,11 +30,7 @@ export const findKernel = defineKernel({
   workgroupSize: WORKGROUP_SIZE,
   params: { n: 'u32', mask: 'u32' },
   variant: {
-    dim: 1,
-    slices: 1,
-    sliceSlots: 128,
-    deviceSlots: 128,
-    sliceBase: 0,
+    ...VALUE_DEFAULTS,
     values: true,
     scores: false,
     dual: false,

@@ -1,4 +1,4 @@
-import { cooperativeEntryParams, cooperativeVariantModule, entryPoint, type WgslModule } from '@gpuhash/kernels';
+import { cooperativeEntryParams, cooperativeVariantModule, entryPoint, unrolled, type WgslModule } from '@gpuhash/kernels';
 import { digestModule, hkvCoreModule, WORKGROUP_SIZE } from './common';
 
 /**
@@ -16,11 +16,10 @@ import { digestModule, hkvCoreModule, WORKGROUP_SIZE } from './common';
 // the next took one per quad), then matched in probe order from the round holding the key's start
 // word (a key sits at or after it), skipping the rest once the lane has the key. G_QUADS is a
 // constant, so the guards fold away.
-const QUAD_ROUNDS = [0, 1, 2, 3, 4, 5, 6, 7];
 const quadOf = (r: number) => `((q0 + ${r}u) % G_QUADS) * TILE + cg_lane()`;
 const QUAD_SCAN = `let q0 = (start >> 2u) / TILE;
-${QUAD_ROUNDS.map((r) => `  var w${r} = vec4<u32>(0u);\n  if (G_QUADS > ${r}u) { w${r} = digest_quad(b * 8u + ${quadOf(r)}); }`).join('\n')}
-${QUAD_ROUNDS.map((r) => `  if (G_QUADS > ${r}u && mine == NONE) { mine = g_match_quad(w${r}, ${quadOf(r)}, d, k, b); }`).join('\n')}`;
+${unrolled(8, (r) => `  var w${r} = vec4<u32>(0u);\n  if (G_QUADS > ${r}u) { w${r} = digest_quad(b * 8u + ${quadOf(r)}); }`)}
+${unrolled(8, (r) => `  if (G_QUADS > ${r}u && mine == NONE) { mine = g_match_quad(w${r}, ${quadOf(r)}, d, k, b); }`)}`;
 const WORD_SCAN = /* wgsl */ `let q0 = start / TILE;
   for (var r = 0u; r < G_WORDS; r++) {
     let wi = ((q0 + r) % G_WORDS) * TILE + cg_lane();
@@ -122,9 +121,6 @@ export function groupModule(subgroups: boolean, quads: boolean): WgslModule {
   });
 }
 
-/** The digest words a lane covers: 32 / TILE, up to 32 with one lane a group. */
-const LINE_WORDS = Array.from({ length: 32 }, (_, r) => r);
-
 /**
  * The group's claims and slot choices for the insert pass (atomic digest, key, score and claim
  * reads, from claimModule): free slots in probe order from the key's start word, and the minimum
@@ -160,16 +156,17 @@ struct LineScan {
  * loaded before any is matched, so the loads are in flight together.
  */
 fn g_scan_line(b: u32, k: vec2<u32>, d: u32) -> LineScan {
-${LINE_WORDS.map((r) => `  var w${r} = 0u;\n  if (G_WORDS > ${r}u) { w${r} = digest_word(b * 32u + ${r}u * TILE + cg_lane()); }`).join('\n')}
+${unrolled(32, (r) => `  var w${r} = 0u;\n  if (G_WORDS > ${r}u) { w${r} = digest_word(b * 32u + ${r}u * TILE + cg_lane()); }`)}
   var mine = NONE;
   var acc = vec4<u32>(0u);
-${LINE_WORDS.map(
+${unrolled(
+  32,
   (r) => `  if (G_WORDS > ${r}u) {
     let wi = ${r}u * TILE + cg_lane();
     acc |= g_empty_bits(w${r}, wi);
     if (mine == NONE) { mine = g_match_word(w${r}, wi, d, k, b); }
   }`,
-).join('\n')}
+)}
   let hit = cg_ballot32(mine != NONE);
   var slot = NONE;
   if (hit != 0u) { slot = b * BUCKET + cg_broadcast(mine, firstTrailingBit(hit)); }

@@ -1,7 +1,7 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
 import { claimModule, erasedCountModule } from './claim';
-import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, WORKGROUP_SIZE } from './common';
+import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, WORKGROUP_SIZE } from './common';
 
 export interface ScanVariant extends ValueVariant {
   /** true: export the matching entries (exportBatch, exportBatchIf); false: erase them (eraseIf). */
@@ -31,7 +31,7 @@ export const scanKernel = defineKernel({
     smax_lo: 'u32',
     smax_hi: 'u32',
   },
-  variant: { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, export: true } as ScanVariant,
+  variant: { ...VALUE_DEFAULTS, export: true } as ScanVariant,
   bindings: (v: ScanVariant) => ({
     params: uniform(),
     bucket_meta: storage('read_write', 'atomic<u32>'),

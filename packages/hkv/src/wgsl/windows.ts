@@ -1,6 +1,6 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule } from '@gpuhash/kernels';
-import { hkvCoreModule, sliceAccessors, sliceBindings, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
+import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupEntry, groupQueue } from './group';
 
 /**
@@ -11,7 +11,7 @@ import { type GroupVariant, groupEntry, groupQueue } from './group';
  */
 
 type WindowVariant = ValueVariant & GroupVariant;
-const windowDefaults = { dim: 1, slices: 1, sliceSlots: 128, deviceSlots: 128, sliceBase: 0, subgroups: false, tile: 1 };
+const windowDefaults = { ...VALUE_DEFAULTS, subgroups: false, tile: 1 };
 
 const copyLoop = (target: string, source: string) =>
   `for (var j = cg_lane(); j < VW; j += TILE) { ${target.replace('$j', 'j')} = ${source.replace('$j', 'j')}; }`;
@@ -212,11 +212,7 @@ export const copyKernel = defineKernel({
   workgroupSize: LIST_WORKGROUP,
   params: { list: 'u32' },
   variant: {
-    dim: 1,
-    slices: 1,
-    sliceSlots: 128,
-    deviceSlots: 128,
-    sliceBase: 0,
+    ...VALUE_DEFAULTS,
     lists: 1,
     kind: 'gather',
     checked: false,

@@ -1,4 +1,4 @@
-import { cooperativeVariantModule, fmix32Module, type WgslModule, wgslModule } from '@gpuhash/kernels';
+import { cooperativeVariantModule, fmix32Module, unrolled, type WgslModule, wgslModule } from '@gpuhash/kernels';
 import type { KeyLayout } from './layout';
 
 /** Declarations every linear-probe kernel shares: key sentinels, result codes, home slot (the kernel declares `params`). */
@@ -33,7 +33,7 @@ export const MAX_PROBE_AHEAD = 16;
 /** Most slot pairs a lookup reads at once after its first (`PAIRS_AHEAD` picks 0..this many). */
 export const MAX_PAIRS_AHEAD = 8;
 
-const upTo = (n: number, f: (t: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n');
+const upTo = (n: number, f: (t: number) => string) => unrolled(n, (i) => f(i + 1));
 
 /**
  * WGSL statements of one read-ahead step of a lookup: PAIRS_AHEAD slot pairs from pair index `p`
