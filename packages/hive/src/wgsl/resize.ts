@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule, gridStrideLoop } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, cooperativeEntryParams, entryPoint, gridModule, gridStrideLoop, unrolled } from '@gpuhash/kernels';
 import { HOMES } from '../split-pointer';
 import { commonModule, WORKGROUP_SIZE } from './common';
 import { overflowModule } from './overflow';
@@ -14,12 +14,13 @@ const tableBindings = (v: SlotWindows) => ({
   masks: storage('read_write', 'atomic<u32>'),
 });
 
+/** The homes 0 .. HOMES-1, for the run-time picks below. */
 const homes = Array.from({ length: HOMES }, (_, h) => h);
 /** Per home h: the movers whose home is h (row ballots into by_home_h; scalars, since a vector or array indexed at run time spills on NVIDIA). */
-const homeDecls = homes.map((h) => `      var by_home_${h} = 0u;`).join('\n');
-const homeBallots = homes.map((h) => `        by_home_${h} |= hv_row_ballot(go && h == ${h}u, step);`).join('\n');
-const homeFills = homes.map((h) => `hv_home_fill(by_home_${h}, ${h}u)`).join(' | ');
-const homeFirsts = homes.map((h) => `hv_lowest_bits(by_home_${h}, HOME_SLOTS)`).join(' | ');
+const homeDecls = unrolled(HOMES, (h) => `      var by_home_${h} = 0u;`);
+const homeBallots = unrolled(HOMES, (h) => `        by_home_${h} |= hv_row_ballot(go && h == ${h}u, step);`);
+const homeFills = unrolled(HOMES, (h) => `hv_home_fill(by_home_${h}, ${h}u)`, ' | ');
+const homeFirsts = unrolled(HOMES, (h) => `hv_lowest_bits(by_home_${h}, HOME_SLOTS)`, ' | ');
 /** by_home_h for a run-time h. */
 const homeSelect = homes.slice(1).reduce((acc, h) => `select(${acc}, by_home_${h}, h == ${h}u)`, 'by_home_0');
 /** The home of mover slot c, from the by_home ballots. */

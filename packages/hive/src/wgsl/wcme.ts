@@ -1,4 +1,4 @@
-import type { WgslModule } from '@gpuhash/kernels';
+import { unrolled, type WgslModule } from '@gpuhash/kernels';
 import { HOME_SLOTS } from '../split-pointer';
 import { cooperativeVariant } from './cooperative-variant';
 import { overflowModule } from './overflow';
@@ -72,22 +72,19 @@ export const ERASE_LINES = 16;
 function lanesScanCode(lines: number): string {
   // The loads of a round unrolled, not a loop over an array: an array indexed in a loop may live
   // in memory, and storing a load's result there waits for the load, one line at a time.
-  const ts = Array.from({ length: lines }, (_, t) => t);
-  const loads = ts
-    .map(
-      (t) => `    var w${t} = EMPTY;
+  const loads = unrolled(
+    lines,
+    (t) => `    var w${t} = EMPTY;
     { let t = t0 + ${t}u; let j = t >> shift; let b = cg_broadcast(bkt, j);
       if (((reading >> j) & 1u) != 0u) { w${t} = atomicLoad(&slots[hv_key_word(b, (t & (steps - 1u)) * cg_size() + cg_lane())]); } }`,
-    )
-    .join('\n');
-  const ballots = ts
-    .map(
-      (t) => `    { let t = t0 + ${t}u; let j = t >> shift; let step = t & (steps - 1u); let kj = cg_broadcast(key, j);
+  );
+  const ballots = unrolled(
+    lines,
+    (t) => `    { let t = t0 + ${t}u; let j = t >> shift; let step = t & (steps - 1u); let kj = cg_broadcast(key, j);
       let mx = hv_row_ballot(w${t} == kj, step);
       let my = hv_row_ballot(w${t} != kj && w${t} != EMPTY, step);
       if (cg_lane() == j && go) { r |= vec2<u32>(mx, my); } }`,
-    )
-    .join('\n');
+  );
   return /* wgsl */ `
 fn hv_scan_lanes(bkt: u32, key: u32, go: bool) -> vec2<u32> {
   let steps = cg_steps(32u);
@@ -170,20 +167,19 @@ const HOME_BITS = `0x${(2 ** HOME_SLOTS - 1).toString(16)}u`;
 
 /** WCME over homes: the transposed scan on each op's home (one 32-byte sector) instead of its bucket. */
 function homeScanCode(): string {
-  const rounds = Array.from({ length: HOME_SCAN_ROUNDS }, (_, r) => r);
   // Round r: lane L reads key word (p mod HOME_SLOTS) of op p / HOME_SLOTS's home, p = r S + L.
-  const loads = rounds
-    .map(
-      (r) => `  var w${r} = TOMBSTONE;
+  const loads = unrolled(
+    HOME_SCAN_ROUNDS,
+    (r) => `  var w${r} = TOMBSTONE;
   { let p = ${r}u * cg_size() + cg_lane(); let j = p >> ${HOME_SHIFT}u;
     let f = cg_broadcast(first, j);
     if (cg_broadcast(select(0u, 1u, go), j) != 0u) { w${r} = atomicLoad(&slots[hv_kw(f + (p & ${HOME_SLOTS - 1}u))]); } }`,
-    )
-    .join('\n');
-  const ballots = rounds
-    .map((r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`)
-    .join('\n');
-  const emptyBallots = rounds.map((r) => `  e |= hv_owner_bits(cg_ballot32(w${r} == EMPTY), ${r}u);`).join('\n');
+  );
+  const ballots = unrolled(
+    HOME_SCAN_ROUNDS,
+    (r) => `  m |= hv_owner_bits(cg_ballot32(w${r} == cg_broadcast(key, (${r}u * cg_size() + cg_lane()) >> ${HOME_SHIFT}u)), ${r}u);`,
+  );
+  const emptyBallots = unrolled(HOME_SCAN_ROUNDS, (r) => `  e |= hv_owner_bits(cg_ballot32(w${r} == EMPTY), ${r}u);`);
   return /* wgsl */ `
 /**
  * The bits (0..HOME_SLOTS-1) of a home's key words that round r's ballot holds for the calling
