@@ -4,7 +4,7 @@ import type { ScorePolicy } from './types';
 import { POLICY_CODES, type ValueVariant, valueWords } from './wgsl/common';
 import { dedupeClaimKernel, dedupeMarkKernel } from './wgsl/dedupe';
 import { eraseKernel } from './wgsl/erase';
-import { findAnswersKernel, findKernel } from './wgsl/find';
+import { findKernel } from './wgsl/find';
 import type { GroupVariant } from './wgsl/group';
 import { insertKernel } from './wgsl/insert';
 import { rehashKernel } from './wgsl/rehash';
@@ -18,7 +18,6 @@ import {
   listHeadWords,
   listOffsetsKernel,
   listWords,
-  MAX_WINDOW_LISTS,
   partitionKernel,
 } from './wgsl/windows';
 
@@ -158,13 +157,6 @@ export class HkvEngine {
    * down to a power of two and to the device's maxBufferSize); a batch needing more runs alone.
    */
   sharedListsBytes = 2 ** 31;
-  /**
-   * Buckets one list of a find listed by bucket covers at most (0: a window of value buffers).
-   * Smaller lists keep each pass's digest lines and keys within the L2 cache.
-   */
-  lookupListBuckets = 0;
-  /** Dim-1 listed finds leave their answers in the lists and write them in batch order after the passes. */
-  listAnswers = true;
 
   constructor(
     private readonly gpu: Gpu,
@@ -185,19 +177,6 @@ export class HkvEngine {
     const per = Math.max(1, Math.min(total, this.maxSlices, Math.floor(this.windowBytes / sliceBytes)));
     for (let base = 0; base < total; base += per) out.push({ base, count: Math.min(per, total - base) });
     return out;
-  }
-
-  /**
-   * How a find lists its keys by bucket: `perWindow` lists to a window of value buffers, each of
-   * `buckets` buckets (the last may have fewer), `total` in all. With lookupListBuckets 0 a list
-   * is a window.
-   */
-  private keyLists(storage: HkvStorage): { perWindow: number; windowBuckets: number; buckets: number; total: number } {
-    const windows = this.windows(storage);
-    const windowBuckets = (storage.split.sliceSlots * (windows[0] as Window).count) / 128;
-    const most = Math.max(1, Math.floor(MAX_WINDOW_LISTS / windows.length));
-    const perWindow = this.lookupListBuckets > 0 ? Math.min(most, Math.max(1, Math.ceil(windowBuckets / this.lookupListBuckets))) : 1;
-    return { perWindow, windowBuckets, buckets: Math.ceil(windowBuckets / perWindow), total: windows.length * perWindow };
   }
 
   /** The value variant of one window (default: the first). */
@@ -454,112 +433,56 @@ export class HkvEngine {
   }
 
   /**
-   * Finds of several batches (each as encodeFind). With values in several windows, each batch's
-   * keys are first listed by their bucket's window; then, window by window, one pass per batch
-   * looks that window's keys up and copies their vectors, so that a pass touches one window of
-   * digest lines, keys and values (the lines then come from the L2 cache). A window's pass pays a
-   * fixed cost for the memory it starts touching (about 80 us a pass at dim 64 on an H100), so the
-   * batches share each window's turn. Dual-bucket caches (a key's second bucket may lie in another
-   * window), and finds with scores whose window leaves no binding for the lists, look up every key
-   * in one pass that serves the first window and records slots; the other windows' copies follow
-   * from lists by slot.
+   * Finds of several batches (each as encodeFind). With values in several windows, every batch is
+   * looked up and listed first, then each window's copies run for all the batches together: a
+   * window's pass pays a fixed cost for the memory it starts touching (about 80 us a pass at dim
+   * 64 on an H100), so it is paid once per window rather than once per window and batch.
    */
   encodeFinds(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly FindBatch[], time?: PassTimer): void {
-    const windows = this.windows(storage);
     const copies: CopyJob[] = [];
-    const keyLists = this.keyLists(storage);
-    const windowed = (b: FindBatch) => b.out.values !== undefined && windows.length > 1;
-    const byKeys = (b: FindBatch) =>
-      b.out.values !== undefined &&
-      keyLists.total > 1 &&
-      !this.dual &&
-      (b.out.scores === undefined || (windows[0] as Window).count < this.maxSlices);
     const regions = this.listRegions(
       storage,
-      batches.map((b) => (windowed(b) || byKeys(b) ? b.n : 0)),
-      batches.map((b) => (byKeys(b) ? keyLists.total : windows.length - 1)),
+      batches.map((b) => (b.out.values ? b.n : 0)),
     );
-    // Dim 1 listed: answers left in the list entries, written in batch order after the passes.
-    const answers = (b: FindBatch) => byKeys(b) && storage.dim === 1 && b.out.scores === undefined && this.listAnswers;
-    const listed: { batch: FindBatch; region: ListRegion }[] = [];
-    const pass = (b: FindBatch, w: Window, list?: { index: number; region: ListRegion }) => {
+    batches.forEach((b, k) => {
       const { keys, n, out } = b;
       const values = out.values !== undefined;
       const scores = out.scores !== undefined;
-      const slots = (out.slots ?? false) || (windowed(b) && list === undefined);
-      const keep = list !== undefined && answers(b);
+      const windowed = values && this.windows(storage).length > 1;
       findKernel
-        .variant({
-          ...this.values(storage, w),
-          ...this.group,
-          values,
-          scores,
-          dual: this.dual,
-          slots,
-          lists: list ? keyLists.total : 0,
-          answers: keep,
-        })
+        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed })
         .encode(this.gpu, encoder, {
           buffers: bind({
             bucket_meta: storage.meta,
             keys: storage.keys,
             qkeys: keys,
-            ...(list ? { lists: list.region } : {}),
-            ...(keep ? {} : { found: out.found }),
+            found: out.found,
             ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
-            ...(values && !keep ? { out_vals: out.values as GPUBuffer } : {}),
-            ...(values ? this.sliceRecord(storage, 'v', w) : {}),
+            ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
           }),
-          params: { n, mask: storage.mask, list: list?.index ?? 0 },
-          // A listed pass strides over a length only the device knows: a grid for twice its share.
-          invocations: list ? Math.min(n, Math.ceil((2 * n) / keyLists.total)) : n,
+          params: { n, mask: storage.mask },
+          invocations: n,
           timestampWrites: time?.('find'),
         });
-    };
-    batches.forEach((b, k) => {
-      const region = regions[k];
-      if (byKeys(b) && region) {
-        const positions = answers(b) ? b.out.found : undefined;
-        this.encodePartition(encoder, storage, b.n, { source: 'keys', src: b.keys, positions }, region, 'find', time);
-        listed.push({ batch: b, region });
-        return;
-      }
-      pass(b, windows[0] as Window);
       // Further windows of value buffers: list the keys by the window of the slot the find
       // recorded (the slots then turn into flags); the copies follow for every batch at once.
-      if (windowed(b) && region) {
-        const { n, out } = b;
+      const region = regions[k];
+      if (windowed && region) {
         this.encodePartition(encoder, storage, n, { source: 'found', src: out.found, flags: !(out.slots ?? false) }, region, 'find', time);
         copies.push({ n, region, kind: 'gather', vals: out.values as GPUBuffer, label: 'find' });
       }
     });
-    for (let index = 0; index < keyLists.total; index++) {
-      const w = windows[Math.floor(index / keyLists.perWindow)] as Window;
-      for (const { batch, region } of listed) pass(batch, w, { index, region });
-    }
-    for (const { batch, region } of listed) {
-      if (!answers(batch)) continue;
-      findAnswersKernel
-        .variant({ lists: keyLists.total, slots: batch.out.slots ?? false, deviceSlots: storage.deviceSlots })
-        .encode(this.gpu, encoder, {
-          buffers: bind({ lists: region, found: batch.out.found, out_vals: batch.out.values as GPUBuffer }),
-          params: { n: batch.n },
-          invocations: batch.n,
-          timestampWrites: time?.('find.answers'),
-        });
-    }
     this.encodeCopies(encoder, storage, copies, time);
   }
 
   /**
-   * Where each batch's lists go in the engine's lists buffer (ranges aligned for binding).
-   * `counts[k]` 0: batch k has no list; `lists[k]` its number of lists (default: one per window
-   * past the first, so none when the values lie in one window).
+   * Where each batch's window lists go in the engine's lists buffer (ranges aligned for binding), or
+   * none when the values lie in one window. `counts[k]` 0: batch k has no list.
    */
-  private listRegions(storage: HkvStorage, counts: readonly number[], lists?: readonly number[]): (ListRegion | undefined)[] {
-    const { regions, bytes } = this.layoutRegions(storage, counts, lists);
-    if (bytes === 0) return [];
-    const buffer = this.listsBuffer(bytes);
+  private listRegions(storage: HkvStorage, counts: readonly number[]): (ListRegion | undefined)[] {
+    if (this.windows(storage).length === 1) return [];
+    const { regions, bytes } = this.layoutRegions(storage, counts);
+    const buffer = this.listsBuffer(Math.max(bytes, 4));
     return regions.map((r) => r && { buffer, ...r });
   }
 
@@ -567,15 +490,13 @@ export class HkvEngine {
   private layoutRegions(
     storage: HkvStorage,
     counts: readonly number[],
-    lists?: readonly number[],
   ): { regions: ({ offset: number; size: number } | undefined)[]; bytes: number } {
-    const slotLists = this.windows(storage).length - 1;
+    const lists = this.windows(storage).length - 1;
     const align = this.gpu.limits.minStorageBufferOffsetAlignment;
     let at = 0;
-    const regions = counts.map((n, k) => {
-      const count = lists?.[k] ?? slotLists;
-      if (n === 0 || count === 0) return undefined;
-      const size = listWords(count, n) * 4;
+    const regions = counts.map((n) => {
+      if (n === 0) return undefined;
+      const size = listWords(lists, n) * 4;
       const region = { offset: at, size };
       at += Math.ceil(size / align) * align;
       return region;
@@ -584,38 +505,33 @@ export class HkvEngine {
   }
 
   /**
-   * Lists one batch's keys by window (partitionKernel; `src` the find's keys, by their bucket, or
-   * by the slot the main pass recorded: the find's slots or an upsert's out buffer) into `region`.
+   * Lists one batch's keys by the window of the slot the main pass recorded (partitionKernel; `src`
+   * the find's slots or an upsert's out buffer) into `region`.
    */
   private encodePartition(
     encoder: GPUCommandEncoder,
     storage: HkvStorage,
     n: number,
-    keys: { source: ListSource; src: GPUBuffer; flags?: boolean; positions?: GPUBuffer },
+    keys: { source: ListSource; src: GPUBuffer; flags?: boolean },
     region: ListRegion,
     label: string,
     time?: PassTimer,
   ): void {
     const windows = this.windows(storage);
-    const keyLists = this.keyLists(storage);
-    const lists = keys.source === 'keys' ? keyLists.total : windows.length - 1;
+    const lists = windows.length - 1;
     encoder.clearBuffer(region.buffer, region.offset, listHeadWords(lists) * 4);
     const partition = {
       source: keys.source,
       lists,
-      windowBuckets: keyLists.windowBuckets,
-      listsPerWindow: keyLists.perWindow,
-      listBuckets: keyLists.buckets,
       sliceSlots: storage.split.sliceSlots,
       perWindow: (windows[0] as Window).count,
       deviceSlots: storage.deviceSlots,
       flags: keys.flags ?? false,
-      positions: keys.positions !== undefined,
     };
     const pass = (phase: 'count' | 'list') =>
       partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
-        buffers: bind({ src: keys.src, lists: region, ...(keys.positions && phase === 'list' ? { positions: keys.positions } : {}) }),
-        params: { n, mask: storage.mask },
+        buffers: { src: keys.src, lists: region },
+        params: { n },
         invocations: n,
         maxWorkgroups: LIST_WORKGROUPS,
         timestampWrites: time?.(`${label}.lists`),

@@ -299,14 +299,13 @@ const ABSENT_MARK = -7.25;
  * keys, with their values and scores, and zeros for the others (host finds; device finds leave
  * the rows of absent keys as they were).
  */
-async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4, listBuckets = 0): Promise<void> {
+async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4): Promise<void> {
   const { gpu, rng } = ctx;
   const scale = sizeScale(ctx.scale);
   const bytes = 128 * dim * 4 * scale;
   const split = windows === 4 ? { maxValueBufferBytes: bytes, valueWindowBytes: bytes } : {};
   for (const mode of ['single', 'dual'] as const) {
     const cache = await HkvCache.create(gpu, { dim, capacity: 512 * scale, mode, ...split });
-    (cache as unknown as { engine: { lookupListBuckets: number } }).engine.lookupListBuckets = listBuckets;
     try {
       expect(cache.valueSplit.windows === windows, `${mode}: expected ${windows} windows, got ${cache.valueSplit.windows}`);
       const pool = keyPool(rng, 700 * scale);
@@ -571,15 +570,6 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: async (ctx) => {
       await windowedFinds(ctx, 2, 1);
       await windowedFinds(ctx, 8, 1);
-    },
-  },
-  {
-    name: 'finds listed by bucket, a list a bucket (one window, and 4), dims 1 (answers in batch order), 2 and 8: the stored entries; absent keys zeros (host) or their rows untouched (device)',
-    run: async (ctx) => {
-      await windowedFinds(ctx, 1, 1, 1);
-      await windowedFinds(ctx, 2, 1, 1);
-      await windowedFinds(ctx, 8, 1, 1);
-      await windowedFinds(ctx, 8, 4, 1);
     },
   },
   {

@@ -14,8 +14,7 @@
  * batch by batch, encodeInsertOrAssign and encodeFind, instead of one encodeInsertOrAssignBatches
  * and one encodeFindBatches), SPAN=1 (time each operation from before its first command to after
  * its last, as the bench does, instead of pass by pass: a timestamp on every pass costs about 8 us
- * on an H100, perf-passes), LIST_BUCKETS (finds listed by bucket in lists of at most that many
- * buckets, so that a pass's digest lines stay in the L2 cache).
+ * on an H100, perf-passes).
  */
 
 import { DeviceArray, encodeTimedSpan, type GpuTimer, requestGpu } from '@gpuhash/core';
@@ -121,9 +120,6 @@ for (const tile of tiles)
         ...(windowMb > 0 ? { valueWindowBytes: windowMb * 2 ** 20 } : {}),
       };
       const cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...group, ...split });
-      // LIST_BUCKETS: finds listed by bucket, lists of at most that many buckets (a study knob).
-      if (process.env.LIST_BUCKETS)
-        (cache as unknown as { engine: { lookupListBuckets: number } }).engine.lookupListBuckets = Number(process.env.LIST_BUCKETS);
       if (tile !== undefined) console.log(`tile ${tile === 0 ? 'none (one invocation per key)' : tile}`);
       const nMax = Math.round(Math.max(...loads) * capacity);
       // Batches of at most one binding of values (dims 32 and 64 at 2^27), encoded back to back.

@@ -55,13 +55,8 @@ export function listWords(lists: number, n: number): number {
   return listHeadWords(lists) + 2 * n;
 }
 
-/**
- * Which keys a partition lists, and by what: a find's keys by their bucket's window, before the
- * lookups (every key; reserved and host-tier ones with the first window), or keys by the slot an
- * earlier pass recorded (windows past the first only): found slots, updated keys, keys placed by an
- * insert pass.
- */
-export type ListSource = 'keys' | 'found' | 'updated' | 'placed';
+/** Which keys a partition lists: found slots (find), updated keys or keys placed by an insert pass. */
+export type ListSource = 'found' | 'updated' | 'placed';
 
 interface PartitionVariant {
   source: ListSource;
@@ -74,20 +69,12 @@ interface PartitionVariant {
   deviceSlots: number;
   /** found, list phase: turn the slots into 0/1 found flags once read. */
   flags: boolean;
-  /** keys: buckets per window of value buffers, lists per window, and buckets per list. */
-  windowBuckets: number;
-  listsPerWindow: number;
-  listBuckets: number;
-  /** keys, list phase: record each key's entry (its index among all entries) in `positions`. */
-  positions: boolean;
 }
 
 /** The key at index i: its slot in `g` and whether it is listed (source-specific reads, and the list phase's rewrites). */
 function listedKey(v: PartitionVariant): string {
   const rewrite = v.phase === 'list';
   switch (v.source) {
-    case 'keys':
-      return '';
     case 'found':
       return `g = src[i];
       todo = true;
@@ -104,18 +91,19 @@ function listedKey(v: PartitionVariant): string {
 }
 
 /**
- * Partitions a batch's keys by window of value buffers, so that each window's pass runs over its
- * own keys only (a pass per window over every key cost as much again as the copies). Three
- * dispatches over one cleared lists buffer: `count` (a workgroup histogram, one atomic per list and
- * workgroup), listOffsetsKernel (lays the lists out) and `list` (workgroup ranks, one cursor atomic
- * per list and workgroup). Slot sources leave out keys in the first window (which the main pass
- * served), in the host tier, or absent. Placed keys: the list phase clears their VALUES_PENDING flag
- * and records in out word 2 where the next insert pass's eviction records start.
+ * Partitions a batch's keys by the window of value buffers their slot lies in, so that each
+ * window's copy pass runs over its own keys only (a pass per window over every key cost as much
+ * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
+ * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
+ * (workgroup ranks, one cursor atomic per list and workgroup). Keys in the first window
+ * (which the main pass served), in the host tier, or absent are not listed. Placed keys: the list
+ * phase clears their VALUES_PENDING flag and records in out word 2 where the next insert pass's
+ * eviction records start.
  */
 export const partitionKernel = defineKernel({
   name: 'hkv.window.partition',
   workgroupSize: LIST_WORKGROUP,
-  params: { n: 'u32', mask: 'u32' },
+  params: { n: 'u32' },
   variant: {
     source: 'found',
     phase: 'count',
@@ -124,17 +112,12 @@ export const partitionKernel = defineKernel({
     perWindow: 1,
     deviceSlots: 128,
     flags: false,
-    windowBuckets: 1,
-    listsPerWindow: 1,
-    listBuckets: 1,
-    positions: false,
   } as PartitionVariant,
-  bindings: (v: PartitionVariant) => ({
+  bindings: {
     params: uniform(),
     src: storage('read_write', 'u32'),
     lists: storage('read_write', 'atomic<u32>'),
-    ...(v.positions && v.phase === 'list' ? { positions: storage('read_write', 'u32') } : {}),
-  }),
+  },
   source: (decls, v) => {
     const listed = /* wgsl */ `let i = base + lid;
     var todo = false;
@@ -143,8 +126,7 @@ export const partitionKernel = defineKernel({
       ${listedKey(v)}
     }
     var l = NONE;
-    if (todo) { l = list_of(g); }
-    ${v.source === 'keys' ? 'if (i < params.n) { l = key_list(vec2<u32>(src[2u * i], src[2u * i + 1u])); }' : ''}`;
+    if (todo) { l = list_of(g); }`;
     const body =
       v.phase === 'count'
         ? /* wgsl */ `  ${chunkLoop('params.n', LIST_WORKGROUP)} {
@@ -170,7 +152,6 @@ export const partitionKernel = defineKernel({
       let at = LIST_HEAD + 2u * (wg_base[l] + r);
       atomicStore(&lists[at], i);
       atomicStore(&lists[at + 1u], g);
-      ${v.positions && v.phase === 'list' ? 'positions[i] = wg_base[l] + r;' : ''}
     }
   }
   ${v.source === 'placed' ? 'if (grid_workgroup(wid, nwg) == 0u && lid == 0u) { src[2] = src[0]; }' : ''}`;
@@ -187,14 +168,6 @@ fn list_of(g: u32) -> u32 {
   if (g >= ${v.deviceSlots}u) { return NONE; }
   let w = (g / ${v.sliceSlots}u) / ${v.perWindow}u;
   return select(w - 1u, NONE, w == 0u);
-}
-
-/** The list of key k: by its bucket's range in its window (the first for reserved keys and host-tier buckets). */
-fn key_list(k: vec2<u32>) -> u32 {
-  if (hkv_is_reserved(k)) { return 0u; }
-  let b = hkv_bucket(hkv_hash(k), params.mask);
-  if (b * BUCKET >= ${v.deviceSlots}u) { return 0u; }
-  return (b / ${v.windowBuckets}u) * ${v.listsPerWindow}u + (b % ${v.windowBuckets}u) / ${v.listBuckets}u;
 }
 
 ${entryPoint(LIST_WORKGROUP)} {
