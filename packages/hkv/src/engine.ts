@@ -54,6 +54,8 @@ interface ListRegion {
 interface CopyJob {
   n: number;
   region: ListRegion;
+  /** The first window listed (1: the main pass served the first window; 0: it copied no values). */
+  first: number;
   kind: CopyKind;
   vals: GPUBuffer;
   /** Pass label of the timestamp writes. */
@@ -434,23 +436,29 @@ export class HkvEngine {
 
   /**
    * Finds of several batches (each as encodeFind). With values in several windows, every batch is
-   * looked up and listed first, then each window's copies run for all the batches together: a
-   * window's pass pays a fixed cost for the memory it starts touching (about 80 us a pass at dim
-   * 64 on an H100), so it is paid once per window rather than once per window and batch.
+   * looked up (values untouched) and listed by window first, then each window's copies run for all
+   * the batches together: a window's pass pays a fixed cost for the memory it starts touching
+   * (about 80 us a pass at dim 64 on an H100), so it is paid once per window rather than once per
+   * window and batch.
    */
   encodeFinds(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly FindBatch[], time?: PassTimer): void {
     const copies: CopyJob[] = [];
+    const windowed = (b: FindBatch) => b.out.values !== undefined && this.windows(storage).length > 1;
+    // With values in several windows the lookup pass binds none of them, so that the memory its
+    // random reads span stays the digest lines and keys (random reads over more than 2-4 GiB run
+    // several times slower), and every window's vectors, the first's too, come from the lists.
+    const first = 0;
     const regions = this.listRegions(
       storage,
       batches.map((b) => (b.out.values ? b.n : 0)),
+      first,
     );
     batches.forEach((b, k) => {
       const { keys, n, out } = b;
-      const values = out.values !== undefined;
       const scores = out.scores !== undefined;
-      const windowed = values && this.windows(storage).length > 1;
+      const values = out.values !== undefined && !windowed(b);
       findKernel
-        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed })
+        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed(b) })
         .encode(this.gpu, encoder, {
           buffers: bind({
             bucket_meta: storage.meta,
@@ -467,9 +475,18 @@ export class HkvEngine {
       // Further windows of value buffers: list the keys by the window of the slot the find
       // recorded (the slots then turn into flags); the copies follow for every batch at once.
       const region = regions[k];
-      if (windowed && region) {
-        this.encodePartition(encoder, storage, n, { source: 'found', src: out.found, flags: !(out.slots ?? false) }, region, 'find', time);
-        copies.push({ n, region, kind: 'gather', vals: out.values as GPUBuffer, label: 'find' });
+      if (windowed(b) && region) {
+        this.encodePartition(
+          encoder,
+          storage,
+          n,
+          { source: 'found', src: out.found, flags: !(out.slots ?? false) },
+          region,
+          'find',
+          time,
+          first,
+        );
+        copies.push({ n, region, first, kind: 'gather', vals: out.values as GPUBuffer, label: 'find' });
       }
     });
     this.encodeCopies(encoder, storage, copies, time);
@@ -479,9 +496,9 @@ export class HkvEngine {
    * Where each batch's window lists go in the engine's lists buffer (ranges aligned for binding), or
    * none when the values lie in one window. `counts[k]` 0: batch k has no list.
    */
-  private listRegions(storage: HkvStorage, counts: readonly number[]): (ListRegion | undefined)[] {
+  private listRegions(storage: HkvStorage, counts: readonly number[], first = 1): (ListRegion | undefined)[] {
     if (this.windows(storage).length === 1) return [];
-    const { regions, bytes } = this.layoutRegions(storage, counts);
+    const { regions, bytes } = this.layoutRegions(storage, counts, first);
     const buffer = this.listsBuffer(Math.max(bytes, 4));
     return regions.map((r) => r && { buffer, ...r });
   }
@@ -490,8 +507,9 @@ export class HkvEngine {
   private layoutRegions(
     storage: HkvStorage,
     counts: readonly number[],
+    first = 1,
   ): { regions: ({ offset: number; size: number } | undefined)[]; bytes: number } {
-    const lists = this.windows(storage).length - 1;
+    const lists = this.windows(storage).length - first;
     const align = this.gpu.limits.minStorageBufferOffsetAlignment;
     let at = 0;
     const regions = counts.map((n) => {
@@ -516,13 +534,15 @@ export class HkvEngine {
     region: ListRegion,
     label: string,
     time?: PassTimer,
+    first = 1,
   ): void {
     const windows = this.windows(storage);
-    const lists = windows.length - 1;
+    const lists = windows.length - first;
     encoder.clearBuffer(region.buffer, region.offset, listHeadWords(lists) * 4);
     const partition = {
       source: keys.source,
       lists,
+      first,
       sliceSlots: storage.split.sliceSlots,
       perWindow: (windows[0] as Window).count,
       deviceSlots: storage.deviceSlots,
@@ -541,13 +561,14 @@ export class HkvEngine {
     pass('list');
   }
 
-  /** The copy passes of the windows past the first, window by window, each over every listed batch. */
+  /** The copy passes of the listed windows (past the first, or all), window by window, each over every listed batch. */
   private encodeCopies(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly CopyJob[], time?: PassTimer): void {
     const windows = this.windows(storage);
-    const lists = windows.length - 1;
     const quads = valueWords(storage.dim).quads;
-    windows.slice(1).forEach((w, list) => {
+    windows.forEach((w, index) => {
       for (const b of batches) {
+        if (index < b.first) continue;
+        const lists = windows.length - b.first;
         copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind, checked: b.check !== undefined }).encode(this.gpu, encoder, {
           buffers: bind({
             lists: b.region,
@@ -555,7 +576,7 @@ export class HkvEngine {
             ...(b.check ? { keys: b.check.keys, batch: b.check.batch, status: b.check.out } : {}),
             ...this.sliceRecord(storage, 'v', w),
           }),
-          params: { list },
+          params: { list: index - b.first },
           invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
           maxWorkgroups: COPY_WORKGROUPS,
           timestampWrites: time?.(`${b.label}.values`),
@@ -581,7 +602,7 @@ export class HkvEngine {
     const region = shared ? shared.regions.shift() : this.listRegions(storage, [n])[0];
     if (!region) return;
     this.encodePartition(encoder, storage, n, keys, region, label, time);
-    const job = { n, region, ...copy, label };
+    const job = { n, region, first: 1, ...copy, label };
     if (shared) shared.copies.push(job);
     else this.encodeCopies(encoder, storage, [job], time);
   }

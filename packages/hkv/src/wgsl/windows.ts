@@ -5,9 +5,10 @@ import { type GroupVariant, groupEntry, groupQueue } from './group';
 
 /**
  * Value passes for caches whose values span more buffers than one kernel may bind, or more memory
- * than one pass should touch at random (valueWindowBytes). The main kernels (find, update, insert,
- * export) handle the values of the first window of buffers and record each key's slot; a partition
- * then lists the keys of every other window, and one copy pass per window moves their vectors.
+ * than one pass should touch at random (valueWindowBytes). The main kernels (update, insert, export)
+ * handle the values of the first window of buffers and record each key's slot; a partition then
+ * lists the keys of every other window, and one copy pass per window moves their vectors. A find's
+ * lookup pass binds no values at all, and its lists cover every window.
  */
 
 type WindowVariant = ValueVariant & GroupVariant;
@@ -60,6 +61,8 @@ export type ListSource = 'found' | 'updated' | 'placed';
 
 interface PartitionVariant {
   source: ListSource;
+  /** The first window listed: 1 (the main pass served the first window) or 0 (it copied no values). */
+  first: number;
   /** count (each list's length) or list (the entries, after listOffsetsKernel). */
   phase: 'count' | 'list';
   lists: number;
@@ -95,8 +98,9 @@ function listedKey(v: PartitionVariant): string {
  * window's copy pass runs over its own keys only (a pass per window over every key cost as much
  * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
- * (workgroup ranks, one cursor atomic per list and workgroup). Keys in the first window
- * (which the main pass served), in the host tier, or absent are not listed. Placed keys: the list
+ * (workgroup ranks, one cursor atomic per list and workgroup). Keys in windows before the
+ * first listed (the main pass served the first window, unless it bound no values: finds), in the
+ * host tier, or absent are not listed. Placed keys: the list
  * phase clears their VALUES_PENDING flag and records in out word 2 where the next insert pass's
  * eviction records start.
  */
@@ -106,6 +110,7 @@ export const partitionKernel = defineKernel({
   params: { n: 'u32' },
   variant: {
     source: 'found',
+    first: 1,
     phase: 'count',
     lists: 1,
     sliceSlots: 128,
@@ -163,11 +168,11 @@ const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
 var<workgroup> wg_hist: array<atomic<u32>, LISTS>;
 var<workgroup> wg_base: array<u32, LISTS>;
 
-/** The list of slot g: its window less one, or NONE for the first window, the host tier and NONE. */
+/** The list of slot g: its window less the first listed, or NONE for windows before it, the host tier and NONE. */
 fn list_of(g: u32) -> u32 {
   if (g >= ${v.deviceSlots}u) { return NONE; }
   let w = (g / ${v.sliceSlots}u) / ${v.perWindow}u;
-  return select(w - 1u, NONE, w == 0u);
+  return select(w - ${v.first}u, NONE, w < ${v.first}u);
 }
 
 ${entryPoint(LIST_WORKGROUP)} {
