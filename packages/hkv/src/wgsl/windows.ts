@@ -98,11 +98,10 @@ function listedKey(v: PartitionVariant): string {
  * window's copy pass runs over its own keys only (a pass per window over every key cost as much
  * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
- * (workgroup ranks, one cursor atomic per list and workgroup). Keys in windows before the
- * first listed (the main pass served the first window, unless it bound no values: finds), in the
- * host tier, or absent are not listed. Placed keys: the list
- * phase clears their VALUES_PENDING flag and records in out word 2 where the next insert pass's
- * eviction records start.
+ * (workgroup ranks, one cursor atomic per list and workgroup). Keys in windows before the first
+ * listed (the main pass served the first window, unless it bound no values: finds), in the host
+ * tier, or absent are not listed. Placed keys: the list phase clears their VALUES_PENDING flag and
+ * records in out word 2 where the next insert pass's eviction records start.
  */
 export const partitionKernel = defineKernel({
   name: 'hkv.window.partition',
