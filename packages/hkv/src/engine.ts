@@ -143,9 +143,9 @@ function foldsUpdate(plan: UpsertPlan): boolean {
 }
 
 /**
- * Whether an upsert's passes list and copy the values of other windows once, after its last pass:
- * folded upserts without eviction records (whose evicted values must be read before each pass
- * overwrites them).
+ * Whether an upsert's passes list and copy the values of every window once, after its last pass
+ * (its insert passes then bind no values): folded upserts without eviction records (whose evicted
+ * values must be read before each pass overwrites them).
  */
 function copiesOnce(plan: UpsertPlan): boolean {
   return foldsUpdate(plan) && !plan.evict;
@@ -259,6 +259,7 @@ export class HkvEngine {
           'insert',
           time,
           shared,
+          0,
         );
       }
       encoder.copyBufferToBuffer(storage.meta, storage.counterWord * 4, out, 4, 4);
@@ -326,6 +327,8 @@ export class HkvEngine {
   ): void {
     const n = staged.n;
     const windows = this.windows(storage);
+    // Values in several windows, all copied after the last pass: this pass binds none of them.
+    const bare = deferCopies && windows.length > 1;
     insertKernel
       .variant({
         ...this.values(storage),
@@ -338,6 +341,7 @@ export class HkvEngine {
         lookup: lookup !== undefined,
         empty: lookup?.empty ?? false,
         deduped: lookup?.deduped ?? true,
+        bare,
       })
       .encode(this.gpu, encoder, {
         buffers: bind({
@@ -345,10 +349,9 @@ export class HkvEngine {
           keys: storage.keys,
           scores: storage.scores,
           batch: staged.batch,
-          in_vals: staged.values,
           out,
           ...(plan.evict && evVals ? { ev_vals: evVals } : {}),
-          ...this.firstSlices(storage),
+          ...(bare ? {} : { in_vals: staged.values, ...this.firstSlices(storage) }),
         }),
         params: this.clockParams(storage, n, plan.clock, plan.epoch),
         invocations: n,
@@ -398,10 +401,13 @@ export class HkvEngine {
     const partitions = (b: UpsertBatch) =>
       copiesOnce(b.plan) ? 1 : (upsertWritesValues(b.plan) ? 1 : 0) + (upsertInserts(b.plan) ? b.plan.insertPasses : 0);
     const counts = batches.map((b) => Array<number>(partitions(b)).fill(b.staged.n));
+    // A batch copying once lists every window (its passes bound no values).
+    const firsts = batches.map((b) => Array<number>(partitions(b)).fill(copiesOnce(b.plan) ? 0 : 1));
     const layout = (group: readonly number[]) =>
       this.layoutRegions(
         storage,
         group.flatMap((k) => counts[k] as number[]),
+        group.flatMap((k) => firsts[k] as number[]),
       );
     const listBytes = (group: readonly number[]) => layout(group).bytes;
     // A power of two: the pool rounds sizes up to one.
@@ -507,14 +513,15 @@ export class HkvEngine {
   private layoutRegions(
     storage: HkvStorage,
     counts: readonly number[],
-    first = 1,
+    /** The first window each list region covers (one for all, or one per count). */
+    first: number | readonly number[] = 1,
   ): { regions: ({ offset: number; size: number } | undefined)[]; bytes: number } {
-    const lists = this.windows(storage).length - first;
+    const windows = this.windows(storage).length;
     const align = this.gpu.limits.minStorageBufferOffsetAlignment;
     let at = 0;
-    const regions = counts.map((n) => {
+    const regions = counts.map((n, k) => {
       if (n === 0) return undefined;
-      const size = listWords(lists, n) * 4;
+      const size = listWords(windows - (typeof first === 'number' ? first : (first[k] as number)), n) * 4;
       const region = { offset: at, size };
       at += Math.ceil(size / align) * align;
       return region;
@@ -598,11 +605,13 @@ export class HkvEngine {
     label: string,
     time?: PassTimer,
     shared?: SharedCopies,
+    /** The first window listed: 1, or 0 when the passes before bound no values. */
+    first = 1,
   ): void {
-    const region = shared ? shared.regions.shift() : this.listRegions(storage, [n])[0];
+    const region = shared ? shared.regions.shift() : this.listRegions(storage, [n], first)[0];
     if (!region) return;
-    this.encodePartition(encoder, storage, n, keys, region, label, time);
-    const job = { n, region, first: 1, ...copy, label };
+    this.encodePartition(encoder, storage, n, keys, region, label, time, first);
+    const job = { n, region, first, ...copy, label };
     if (shared) shared.copies.push(job);
     else this.encodeCopies(encoder, storage, [job], time);
   }

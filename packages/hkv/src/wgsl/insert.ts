@@ -39,6 +39,12 @@ export interface InsertVariant extends ValueVariant, GroupVariant {
   empty: boolean;
   /** lookup: the dedupe pass ran (duplicates carry ST_DUPLICATE; the other statuses are cleared). */
   deduped: boolean;
+  /**
+   * windowed, without eviction records: the pass binds no values and writes none; every placed or
+   * updated key's vector, the first window's too, is copied from the lists after the last pass.
+   * Its random accesses then span the digest lines, keys and scores only.
+   */
+  bare: boolean;
 }
 
 /**
@@ -74,6 +80,7 @@ export const insertKernel = defineKernel({
     lookup: false,
     empty: false,
     deduped: true,
+    bare: false,
     subgroups: false,
     tile: 1,
   } as InsertVariant,
@@ -83,10 +90,10 @@ export const insertKernel = defineKernel({
     keys: storage('read_write', 'atomic<u32>'),
     scores: storage('read_write', 'atomic<u32>'),
     batch: storage('read', 'u32'),
-    in_vals: storage('read', valueWords(v.dim).element),
+    ...(v.bare ? {} : { in_vals: storage('read', valueWords(v.dim).element) }),
     out: storage('read_write', 'atomic<u32>'),
     ...(v.evict ? { ev_vals: storage('read_write', valueWords(v.dim).element) } : {}),
-    ...sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element),
+    ...(v.bare ? {} : sliceBindings(v.slices, 'read_write', 'v', valueWords(v.dim).element)),
   }),
   source: (decls, v) =>
     composeWgsl(
@@ -100,13 +107,13 @@ const LOOKUP: bool = ${v.lookup};
 const LOOKUP_EMPTY: bool = ${v.empty};
 const DEDUPED: bool = ${v.deduped};
 ${valueWords(v.dim).wgsl}
-${sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
+${v.bare ? '' : sliceAccessors(v, true, 'v', 'val', valueWords(v.dim).quads)}
 
 var<workgroup> wg_added: atomic<u32>;
 
 /** The group writes slot g: the value (lanes over j), then lane 0 the score, key and digest. */
 fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
-  for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
+  ${v.bare ? '' : 'for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }'}
   if (cg_lane() == 0u) {
     set_score(g, score);
     set_key(g, k);
@@ -116,7 +123,7 @@ fn g_write_slot(g: u32, i: u32, k: vec2<u32>, d: u32, score: vec2<u32>) {
 
 /** The group updates present key i in slot g: the value (lanes over j), then lane 0 the score. */
 fn g_update_slot(g: u32, i: u32) {
-  for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }
+  ${v.bare ? '' : 'for (var j = cg_lane(); j < VW; j += TILE) { val_store(g, j, in_vals[i * VW + j]); }'}
   if (cg_lane() == 0u) { set_score(g, score_hit(score_at(g), i)); }
 }
 
