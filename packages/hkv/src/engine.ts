@@ -478,8 +478,8 @@ export class HkvEngine {
           invocations: n,
           timestampWrites: time?.('find'),
         });
-      // Further windows of value buffers: list the keys by the window of the slot the find
-      // recorded (the slots then turn into flags); the copies follow for every batch at once.
+      // Values in several windows: list the keys by the window of the slot the find recorded (the
+      // slots then turn into flags); the copies follow, window by window, for every batch at once.
       const region = regions[k];
       if (windowed(b) && region) {
         this.encodePartition(
