@@ -8,7 +8,8 @@ import { type GroupVariant, groupEntry, groupQueue } from './group';
  * than one pass should touch at random (valueWindowBytes). The main kernels (update, insert, export)
  * handle the values of the first window of buffers and record each key's slot; a partition then
  * lists the keys of every other window, and one copy pass per window moves their vectors. A find's
- * lookup pass binds no values at all, and its lists cover every window.
+ * lookup pass, and the insert passes of an insertOrAssign without eviction records, bind no values
+ * at all, and their lists cover every window.
  */
 
 type WindowVariant = ValueVariant & GroupVariant;
@@ -99,7 +100,7 @@ function listedKey(v: PartitionVariant): string {
  * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
  * (workgroup ranks, one cursor atomic per list and workgroup). Keys in windows before the first
- * listed (the main pass served the first window, unless it bound no values: finds), in the host
+ * listed (the main pass served the first window, unless it bound no values), in the host
  * tier, or absent are not listed. Placed keys: the list phase clears their VALUES_PENDING flag and
  * records in out word 2 where the next insert pass's eviction records start.
  */
