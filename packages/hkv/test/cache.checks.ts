@@ -526,6 +526,15 @@ export const cacheChecks = defineChecks('hkv/cache', [
     },
   },
   {
+    // Groups of 8 read one digest quad a lane (batchLookupModule's widest tile); capped to the
+    // subgroup on devices with smaller subgroups.
+    name: 'cooperative groups of 8: random sequences match the model; LFU invariants',
+    run: async (ctx) => {
+      await lruSequences(ctx, { dim: 5, capacity: 256, tile: 8 }, 2);
+      await policyInvariants(ctx, 'lfu', 1, 'single', { tile: 8 }, { capacity: 128, pool: 600, minKeys: 200, maxKeys: 256 });
+    },
+  },
+  {
     name: 'values in more buffers than one kernel binds (windows of buffers, each with its value passes): random sequences match the model',
     run: (ctx) => {
       const dim = 6;

@@ -1,7 +1,7 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
-import { type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
+import { batchLookupModule, type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
 
 export interface FindVariant extends ValueVariant, GroupVariant {
   /** Copy the values out (find); false for contains. */
@@ -17,8 +17,9 @@ export interface FindVariant extends ValueVariant, GroupVariant {
  * The reader pass (find, contains): one digest line decides a miss; a digest match compares the
  * full key. Readers never run in a dispatch that changes slots, so plain loads see whole entries
  * (and the digest lines are read as 16-byte quads through a read-only binding).
- * Cooperative: a group of TILE lanes looks up its lanes' keys one after the other, each lane
- * reading its share of the line (see group.ts); every lane then writes its own key's answer
+ * Cooperative: a group of TILE lanes looks up its lanes' keys, each lane reading its share of the
+ * line (see group.ts): side by side for groups of up to 8 (g_find_own: the group's lines, then its
+ * candidate keys, loaded together), one after the other for larger groups; every lane then writes its own key's answer
  * (coalesced), and the group copies value vectors together, lanes over j, when dim >= 4.
  * `found` is one word per key (1 found, 0 not); `out_scores` two words per key; `out_vals` `dim`
  * floats per found key (values in other windows of buffers: written by their copy pass). A miss
@@ -51,6 +52,8 @@ export const findKernel = defineKernel({
   }),
   source: (decls, v) => {
     const coop = v.values && groupCopies(v);
+    // Groups that read quads take their keys side by side (batchLookupModule).
+    const batched = readsQuads(v);
     const io = valueWords(v.dim);
     return composeWgsl(
       /* wgsl */ `
@@ -69,12 +72,28 @@ ${groupEntry(v.subgroups)} {
     var k = vec2<u32>(EMPTY_LO, KEY_HI_RESERVED);
     if (in_batch) { k = qkeys[i]; }
     let h = hkv_hash(k);
-    var g = NONE;
+    let looked = in_batch && !hkv_is_reserved(k);
+    ${
+      batched
+        ? `var g = g_find_own(k, h, looked, params.mask);
+    ${
+      v.dual
+        ? groupQueue(
+            'looked && g == NONE',
+            `let ks = g_bc2(k, src);
+      let hs = g_bc2(h, src);
+      let r = g_locate(ks, hkv_key_digest(hs), hkv_bucket2(hs, params.mask, hkv_bucket(hs, params.mask)), hkv_start_word(hs));
+      if (cg_lane() == src) { g = r; }`,
+          )
+        : ''
+    }`
+        : `var g = NONE;
     ${groupQueue(
-      'in_batch && !hkv_is_reserved(k)',
+      'looked',
       `let r = g_find_slot(g_bc2(k, src), g_bc2(h, src), params.mask);
       if (cg_lane() == src) { g = r; }`,
-    )}
+    )}`
+    }
     if (in_batch) {
       found[i] = ${v.slots ? 'g' : 'select(0u, 1u, g != NONE)'};
       ${v.scores ? 'out_scores[i] = select(vec2<u32>(0u, 0u), scores[min(g, arrayLength(&scores) - 1u)], g != NONE);' : ''}
@@ -95,7 +114,7 @@ ${groupEntry(v.subgroups)} {
 }
 `,
       {
-        modules: [gridModule, hkvCoreModule, groupModule(v.subgroups, readsQuads(v))],
+        modules: [gridModule, hkvCoreModule, batched ? batchLookupModule(v.subgroups, v.tile) : groupModule(v.subgroups, false)],
         constants: { DUAL: v.dual, TILE: v.tile, DIM: v.dim },
       },
     );

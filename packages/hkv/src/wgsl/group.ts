@@ -122,6 +122,84 @@ export function groupModule(subgroups: boolean, quads: boolean): WgslModule {
 }
 
 /**
+ * A reader's lookups with the group's keys side by side (tile <= 8, quads): every member's share of
+ * its digest line is loaded before any is matched, and every member's first digest match has its
+ * key loaded before any is compared. Where g_find_slot takes the group's keys one after the other,
+ * two round trips each (line, then key), this takes two for the group. A lane covers 8 / TILE quads
+ * of each of TILE lines: eight 16-byte quads whatever the tile, so registers stay flat.
+ * `g_find_own(k, h, looked, mask)` returns the global slot of the lane's own key in its first
+ * bucket, or NONE (lanes not looking: NONE). A lane holding a second digest match of the same key (about
+ * one member in 130 at load 1.0) rescans its quads with the key loads one at a time.
+ */
+function batchLookupCode(tile: number): string {
+  const quads = 8 / tile;
+  const members = Array.from({ length: tile }, (_, j) => j);
+  const rounds = Array.from({ length: quads }, (_, r) => r);
+  const each = (f: (j: number) => string) => members.map(f).join('\n');
+  const eachQuad = (f: (j: number, r: number) => string) => members.flatMap((j) => rounds.map((r) => f(j, r))).join('\n');
+  // Quad r of member j's scan: its index in the line (0..7), rotated from the member's start quad.
+  const quadIndex = (j: number, r: number) => `(((q${j} + ${r}u) % ${quads}u) * TILE + cg_lane())`;
+  const comps = ['x', 'y', 'z', 'w'];
+  return /* wgsl */ `
+fn g_find_own(k: vec2<u32>, h: vec2<u32>, looked: bool, mask: u32) -> u32 {
+  let live = cg_ballot32(looked);
+  let b = hkv_bucket(h, mask);
+  let d = hkv_key_digest(h);
+  let q = (hkv_start_word(h) >> 2u) / TILE;
+${each(
+  (j) => `  let a${j} = ((live >> ${j}u) & 1u) != 0u;
+  let b${j} = cg_broadcast(b, ${j}u);
+  let d${j} = cg_broadcast(d, ${j}u);
+  let q${j} = cg_broadcast(q, ${j}u);
+  let k${j} = g_bc2(k, ${j}u);`,
+)}
+${eachQuad((j, r) => `  var w${j}_${r} = vec4<u32>(0u);\n  if (a${j}) { w${j}_${r} = digest_quad(b${j} * 8u + ${quadIndex(j, r)}); }`)}
+${each(
+  (j) => `  var c${j} = NONE;
+  var more${j} = false;
+  if (a${j}) {
+${rounds
+  .flatMap((r) =>
+    comps.map(
+      (c, ci) => `    {
+      let m = hash_byte_match(w${j}_${r}.${c}, d${j});
+      if (m != 0u) {
+        more${j} = more${j} || c${j} != NONE || (m & (m - 1u)) != 0u;
+        if (c${j} == NONE) { c${j} = (4u * ${quadIndex(j, r)} + ${ci}u) * 4u + (countTrailingZeros(m) >> 3u); }
+      }
+    }`,
+    ),
+  )
+  .join('\n')}
+  }`,
+)}
+${each((j) => `  var kk${j} = vec2<u32>(0u);\n  if (c${j} != NONE) { kk${j} = key_at(b${j} * BUCKET + c${j}); }`)}
+  var own = NONE;
+${each(
+  (j) => `  {
+    var s = select(NONE, c${j}, c${j} != NONE && all(kk${j} == k${j}));
+${rounds.map((r) => `    if (s == NONE && more${j}) { s = g_match_quad(w${j}_${r}, ${quadIndex(j, r)}, d${j}, k${j}, b${j}); }`).join('\n')}
+    let hit = cg_ballot32(s != NONE);
+    let at = cg_broadcast(s, select(0u, firstTrailingBit(hit), hit != 0u));
+    if (cg_lane() == ${j}u && hit != 0u) { own = b${j} * BUCKET + at; }
+  }`,
+)}
+  return own;
+}
+`;
+}
+
+/** g_find_own for groups of `tile` lanes (1, 2, 4 or 8; quads): see batchLookupCode. */
+export function batchLookupModule(subgroups: boolean, tile: number): WgslModule {
+  if (!(tile >= 1 && tile <= 8 && Number.isInteger(Math.log2(tile))))
+    throw new RangeError(`batchLookupModule: tile ${tile} is not 1, 2, 4 or 8`);
+  return cooperativeVariantModule(`hkv.group.batch${tile}`, subgroups, batchLookupCode(tile), {
+    requires: [groupModule(subgroups, true)],
+    needs: ['key_at', 'TILE', 'DUAL', 'digest_quad'],
+  });
+}
+
+/**
  * The group's claims and slot choices for the insert pass (atomic digest, key, score and claim
  * reads, from claimModule): free slots in probe order from the key's start word, and the minimum
  * score of the unclaimed slots.
