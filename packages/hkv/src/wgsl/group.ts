@@ -123,13 +123,14 @@ export function groupModule(subgroups: boolean, quads: boolean): WgslModule {
 
 /**
  * A reader's lookups with the group's keys side by side (tile <= 8, quads): every member's share of
- * its digest line is loaded before any is matched, and every member's first digest match has its
- * key loaded before any is compared. Where g_find_slot takes the group's keys one after the other,
- * two round trips each (line, then key), this takes two for the group. A lane covers 8 / TILE quads
- * of each of TILE lines: eight 16-byte quads whatever the tile, so registers stay flat.
+ * its digest line is loaded before any is matched, and the keys of every member's first two digest
+ * matches (in the lane's quads) are loaded before any is compared. Where g_find_slot takes the
+ * group's keys one after the other, two round trips each (line, then key), this takes two for the
+ * group. A lane covers 8 / TILE quads of each of TILE lines: eight 16-byte quads whatever the tile.
  * `g_find_own(k, h, looked, mask)` returns the global slot of the lane's own key in its first
- * bucket, or NONE (lanes not looking: NONE). A lane holding a second digest match of the same key (about
- * one member in 130 at load 1.0) rescans its quads with the key loads one at a time.
+ * bucket, or NONE (lanes not looking: NONE). A lane with three or more digest matches for one member
+ * (rare: 32 slots a lane) rescans its quads with the key loads one at a time. Keeping one candidate
+ * instead of two sent most subgroups at load 1.0 down that path, and finds ran up to 50% slower.
  */
 function batchLookupCode(tile: number): string {
   const quads = 8 / tile;
@@ -156,16 +157,18 @@ ${each(
 ${eachQuad((j, r) => `  var w${j}_${r} = vec4<u32>(0u);\n  if (a${j}) { w${j}_${r} = digest_quad(b${j} * 8u + ${quadIndex(j, r)}); }`)}
 ${each(
   (j) => `  var c${j} = NONE;
+  var e${j} = NONE;
   var more${j} = false;
   if (a${j}) {
 ${rounds
   .flatMap((r) =>
     comps.map(
       (c, ci) => `    {
-      let m = hash_byte_match(w${j}_${r}.${c}, d${j});
-      if (m != 0u) {
-        more${j} = more${j} || c${j} != NONE || (m & (m - 1u)) != 0u;
-        if (c${j} == NONE) { c${j} = (4u * ${quadIndex(j, r)} + ${ci}u) * 4u + (countTrailingZeros(m) >> 3u); }
+      var m = hash_byte_match(w${j}_${r}.${c}, d${j});
+      while (m != 0u) {
+        let s = (4u * ${quadIndex(j, r)} + ${ci}u) * 4u + (countTrailingZeros(m) >> 3u);
+        m &= m - 1u;
+        if (c${j} == NONE) { c${j} = s; } else if (e${j} == NONE) { e${j} = s; } else { more${j} = true; }
       }
     }`,
     ),
@@ -173,11 +176,18 @@ ${rounds
   .join('\n')}
   }`,
 )}
-${each((j) => `  var kk${j} = vec2<u32>(0u);\n  if (c${j} != NONE) { kk${j} = key_at(b${j} * BUCKET + c${j}); }`)}
+${each(
+  (j) => `  var kc${j} = vec2<u32>(0u);
+  var ke${j} = vec2<u32>(0u);
+  if (c${j} != NONE) { kc${j} = key_at(b${j} * BUCKET + c${j}); }
+  if (e${j} != NONE) { ke${j} = key_at(b${j} * BUCKET + e${j}); }`,
+)}
   var own = NONE;
 ${each(
   (j) => `  {
-    var s = select(NONE, c${j}, c${j} != NONE && all(kk${j} == k${j}));
+    var s = NONE;
+    if (c${j} != NONE && all(kc${j} == k${j})) { s = c${j}; }
+    if (e${j} != NONE && all(ke${j} == k${j})) { s = e${j}; }
 ${rounds.map((r) => `    if (s == NONE && more${j}) { s = g_match_quad(w${j}_${r}, ${quadIndex(j, r)}, d${j}, k${j}, b${j}); }`).join('\n')}
     let hit = cg_ballot32(s != NONE);
     let at = cg_broadcast(s, select(0u, firstTrailingBit(hit), hit != 0u));
