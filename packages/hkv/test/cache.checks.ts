@@ -374,10 +374,9 @@ async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4): Pr
  * keys made unique) the statuses are not cleared before the update pass, so the out buffer starts
  * full of a stale status that a key left unwritten would keep.
  */
-async function deviceUpsertBatches(ctx: CheckContext): Promise<void> {
+async function deviceUpsertBatches(ctx: CheckContext, dim = 8): Promise<void> {
   const { gpu, rng } = ctx;
   const scale = sizeScale(ctx.scale);
-  const dim = 8;
   const bytes = 128 * dim * 4 * scale;
   const capacity = 512 * scale;
   for (const [mode, unique] of [
@@ -573,6 +572,14 @@ export const cacheChecks = defineChecks('hkv/cache', [
   {
     name: 'one insertOrAssign past the capacity over 4 windows (every pass listed once, copies after the last), lru and custom, single- and dual-bucket: every stored key holds its own value',
     run: (ctx) => batchOverCapacity(ctx),
+  },
+  {
+    // Window lists of dim-64 vectors (16 quads a key) run over several of a copy pass's steps.
+    name: 'copy passes of dim-64 vectors over 4 windows: finds and device insertOrAssign batches as above',
+    run: async (ctx) => {
+      await windowedFinds(ctx, 64, 4);
+      await deviceUpsertBatches(ctx, 64);
+    },
   },
   {
     name: 'finds in one window, dims 2 (one lane a key) and 8 (groups), host and device: the stored entries; absent keys zeros (host) or their rows untouched (device)',
