@@ -574,7 +574,7 @@ export const cacheChecks = defineChecks('hkv/cache', [
     run: (ctx) => batchOverCapacity(ctx),
   },
   {
-    // Window lists of dim-64 vectors (16 quads a key) run over several of a copy pass's steps.
+    // Window lists of dim-64 vectors: 16 quads a key, each its own invocation of a copy pass.
     name: 'copy passes of dim-64 vectors over 4 windows: finds and device insertOrAssign batches as above',
     run: async (ctx) => {
       await windowedFinds(ctx, 64, 4);

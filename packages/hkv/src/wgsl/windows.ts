@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule, unrolled } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupEntry, groupQueue } from './group';
 
@@ -39,9 +39,6 @@ ${body}}
 
 /** Invocations per workgroup of the partition and copy passes (plain element loops, no groups). */
 const LIST_WORKGROUP = 256;
-
-/** Elements (words or quads) a copy-pass invocation moves per step, all its loads in flight together. */
-export const COPY_UNROLL = 4;
 
 /** The most windows past the first that one partition lists (each a workgroup counter). */
 export const MAX_WINDOW_LISTS = 1024;
@@ -212,8 +209,8 @@ export type CopyKind = 'gather' | 'scatter' | 'accumulate';
 /**
  * Copies the vectors of one list's keys (`params.list`, window list + 1): gather (slot to
  * `out_vals`), scatter (`in_vals` to slot) or accumulate (adds). One invocation per word or quad
- * of a vector at a time, so a warp moves whole vectors with no queue, COPY_UNROLL of them a step,
- * and the grid-strided loop runs over the list's length, which only the device knows.
+ * of a vector, so a warp moves whole vectors with no queue, and the grid-strided loop runs over the
+ * list's length, which only the device knows.
  */
 export const copyKernel = defineKernel({
   name: 'hkv.window.copy',
@@ -245,21 +242,14 @@ export const copyKernel = defineKernel({
   }),
   source: (decls, v) => {
     const io = valueWords(v.dim);
-    const elem = io.quads ? 'vec4<f32>' : 'f32';
-    // Per element u: its source read (into x_u), then its store. Gathers read the slot, scatters
-    // the batch's row, accumulates both.
-    const load = (u: number) =>
-      ({
-        gather: `x${u} = val_load(g${u}, j${u});`,
-        scatter: `x${u} = in_vals[i${u} * VW + j${u}];`,
-        accumulate: `x${u} = val_load(g${u}, j${u}) + in_vals[i${u} * VW + j${u}];`,
-      })[v.kind];
-    const store = (u: number) => (v.kind === 'gather' ? `out_vals[i${u} * VW + j${u}] = x${u};` : `val_store(g${u}, j${u}, x${u});`);
-    // A checked scatter copies only where the slot still holds the listed key (read with the values).
-    const keep = (u: number) =>
-      v.checked
-        ? `ok${u} && (!check || (keys[2u * g${u}] == batch[2u * i${u}] && keys[2u * g${u} + 1u] == batch[2u * i${u} + 1u]))`
-        : `ok${u}`;
+    const move = {
+      gather: 'out_vals[i * VW + j] = val_load(g, j);',
+      scatter: 'val_store(g, j, in_vals[i * VW + j]);',
+      accumulate: 'val_store(g, j, val_load(g, j) + in_vals[i * VW + j]);',
+    }[v.kind];
+    const guarded = v.checked
+      ? `if (!check || (keys[2u * g] == batch[2u * i] && keys[2u * g + 1u] == batch[2u * i + 1u])) { ${move} }`
+      : move;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
@@ -280,37 +270,19 @@ ${entryPoint(LIST_WORKGROUP)} {
   let words = workgroupUniformLoad(&wg_words);
   let first = workgroupUniformLoad(&wg_first);
   let check = workgroupUniformLoad(&wg_check) != 0u;
-  // COPY_UNROLL elements an invocation per step, every list entry read, then every source, then
-  // every store: a vector's address comes from its list entry, so one element at a time kept one
-  // dependent pair of round trips in flight per invocation. Each run of 32 invocations takes
-  // 32 * COPY_UNROLL consecutive elements, 32 side by side per element (coalesced), so short lists
-  // use every element of a step too.
-  let stride = grid_threads(nwg, ${LIST_WORKGROUP}u) * COPY_UNROLL;
-  for (var base = grid_workgroup(wid, nwg) * ${LIST_WORKGROUP}u * COPY_UNROLL; base < words; base += stride) {
-${unrolled(
-  COPY_UNROLL,
-  (u) => `    let f${u} = base + (lid / 32u) * 32u * COPY_UNROLL + ${u * 32}u + lid % 32u;
-    let ok${u} = f${u} < words;
-    let j${u} = f${u} % VW;
-    var i${u} = 0u;
-    var g${u} = 0u;
-    if (ok${u}) {
-      let e = LIST_HEAD + 2u * (first + f${u} / VW);
-      i${u} = lists[e];
-      g${u} = lists[e + 1u];
-    }`,
-)}
-${unrolled(
-  COPY_UNROLL,
-  (u) => `    var x${u} = ${elem}();
-    let keep${u} = ${keep(u)};
-    if (keep${u}) { ${load(u)} }`,
-)}
-${unrolled(COPY_UNROLL, (u) => `    if (keep${u}) { ${store(u)} }`)}
+  ${chunkLoop('words', LIST_WORKGROUP)} {
+    let f = base + lid;
+    if (f < words) {
+      let e = LIST_HEAD + 2u * (first + f / VW);
+      let j = f % VW;
+      let i = lists[e];
+      let g = lists[e + 1u];
+      ${guarded}
+    }
   }
 }
 `,
-      { modules: [gridModule, hkvCoreModule], constants: { COPY_UNROLL } },
+      { modules: [gridModule, hkvCoreModule] },
     );
   },
 });
