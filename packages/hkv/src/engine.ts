@@ -18,6 +18,7 @@ import {
   listHeadWords,
   listOffsetsKernel,
   listWords,
+  PARTITION_UNROLL,
   partitionKernel,
 } from './wgsl/windows';
 
@@ -559,7 +560,7 @@ export class HkvEngine {
       partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
         buffers: { src: keys.src, lists: region },
         params: { n },
-        invocations: n,
+        invocations: Math.ceil(n / PARTITION_UNROLL),
         maxWorkgroups: LIST_WORKGROUPS,
         timestampWrites: time?.(`${label}.lists`),
       });
