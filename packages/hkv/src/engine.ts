@@ -18,7 +18,6 @@ import {
   listHeadWords,
   listOffsetsKernel,
   listWords,
-  PARTITION_UNROLL,
   partitionKernel,
 } from './wgsl/windows';
 
@@ -560,7 +559,7 @@ export class HkvEngine {
       partitionKernel.variant({ ...partition, phase }).encode(this.gpu, encoder, {
         buffers: { src: keys.src, lists: region },
         params: { n },
-        invocations: Math.ceil(n / PARTITION_UNROLL),
+        invocations: n,
         maxWorkgroups: LIST_WORKGROUPS,
         timestampWrites: time?.(`${label}.lists`),
       });

@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule, unrolled } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupEntry, groupQueue } from './group';
 
@@ -75,44 +75,34 @@ interface PartitionVariant {
   flags: boolean;
 }
 
-/**
- * The key at index i (inside one block of the unrolled step): its slot in `g` and whether it is
- * listed in `todo` (source-specific reads); `st` keeps what the list phase's rewrite needs.
- */
-function readKey(v: PartitionVariant): string {
+/** The key at index i: its slot in `g` and whether it is listed (source-specific reads, and the list phase's rewrites). */
+function listedKey(v: PartitionVariant): string {
+  const rewrite = v.phase === 'list';
   switch (v.source) {
     case 'found':
-      return 'g = src[i];\n        todo = true;';
+      return `g = src[i];
+      todo = true;
+      ${rewrite && v.flags ? 'src[i] = select(0u, 1u, g != NONE);' : ''}`;
     case 'updated':
-      return 'todo = src[OUT_HEAD + i] == ST_UPDATED;\n        g = src[OUT_HEAD + params.n + i];';
+      return `todo = src[OUT_HEAD + i] == ST_UPDATED;
+      g = src[OUT_HEAD + params.n + i];`;
     case 'placed':
-      return 'st = src[OUT_HEAD + i];\n        todo = (st & VALUES_PENDING) != 0u;\n        g = src[OUT_HEAD + params.n + i];';
+      return `let st = src[OUT_HEAD + i];
+      todo = (st & VALUES_PENDING) != 0u;
+      g = src[OUT_HEAD + params.n + i];
+      ${rewrite ? 'if (todo) { src[OUT_HEAD + i] = st & ~VALUES_PENDING; }' : ''}`;
   }
 }
-
-/** The list phase's rewrite of key i once read (found flags; placed keys' VALUES_PENDING cleared), or nothing. */
-function rewriteKey(v: PartitionVariant, k: number): string {
-  if (v.phase !== 'list') return '';
-  if (v.source === 'found' && v.flags) return `if (i${k} < params.n) { src[i${k}] = select(0u, 1u, g${k} != NONE); }`;
-  if (v.source === 'placed') return `if ((st${k} & VALUES_PENDING) != 0u) { src[OUT_HEAD + i${k}] = st${k} & ~VALUES_PENDING; }`;
-  return '';
-}
-
-/** Keys an invocation of a partition pass reads per step, their loads in flight together. */
-export const PARTITION_UNROLL = 8;
 
 /**
  * Partitions a batch's keys by the window of value buffers their slot lies in, so that each
  * window's copy pass runs over its own keys only (a pass per window over every key cost as much
  * again as the copies). Three dispatches over one cleared lists buffer: `count` (a workgroup
  * histogram, one atomic per list and workgroup), listOffsetsKernel (lays the lists out) and `list`
- * (workgroup ranks, one cursor atomic per list and workgroup step). Keys in windows before the first
+ * (workgroup ranks, one cursor atomic per list and workgroup). Keys in windows before the first
  * listed (the main pass served the first window, unless it bound no values), in the host
  * tier, or absent are not listed. Placed keys: the list phase clears their VALUES_PENDING flag and
  * records in out word 2 where the next insert pass's eviction records start.
- * Each invocation takes PARTITION_UNROLL keys a step, all read before any is used (each run of 32
- * invocations takes 32 * PARTITION_UNROLL consecutive keys, 32 side by side per read): with one key
- * a step, each step waited on its read and, in the list phase, on a cursor atomic.
  */
 export const partitionKernel = defineKernel({
   name: 'hkv.window.partition',
@@ -134,56 +124,40 @@ export const partitionKernel = defineKernel({
     lists: storage('read_write', 'atomic<u32>'),
   },
   source: (decls, v) => {
-    const U = PARTITION_UNROLL;
-    const read = unrolled(
-      U,
-      (k) => `    let i${k} = base + (lid / 32u) * ${32 * PARTITION_UNROLL}u + ${k * 32}u + lid % 32u;
-    var g${k} = NONE;
-    var st${k} = 0u;
-    var l${k} = NONE;
-    {
-      let i = i${k};
-      var todo = false;
-      var g = NONE;
-      var st = 0u;
-      if (i < params.n) {
-        ${readKey(v)}
-      }
-      g${k} = g;
-      st${k} = st;
-      if (todo) { l${k} = list_of(g); }
-    }`,
-    );
-    const step = `for (var base = grid_workgroup(wid, nwg) * ${LIST_WORKGROUP * U}u; base < params.n; base += grid_threads(nwg, ${LIST_WORKGROUP * U}u))`;
+    const listed = /* wgsl */ `let i = base + lid;
+    var todo = false;
+    var g = NONE;
+    if (i < params.n) {
+      ${listedKey(v)}
+    }
+    var l = NONE;
+    if (todo) { l = list_of(g); }`;
     const body =
       v.phase === 'count'
-        ? /* wgsl */ `  ${step} {
-${read}
-${unrolled(U, (k) => `    if (l${k} != NONE) { atomicAdd(&wg_hist[l${k}], 1u); }`)}
+        ? /* wgsl */ `  ${chunkLoop('params.n', LIST_WORKGROUP)} {
+    ${listed}
+    if (l != NONE) { atomicAdd(&wg_hist[l], 1u); }
   }
   workgroupBarrier();
   for (var c = lid; c < LISTS; c += ${LIST_WORKGROUP}u) {
     let m = atomicLoad(&wg_hist[c]);
     if (m != 0u) { atomicAdd(&lists[c], m); }
   }`
-        : /* wgsl */ `  ${step} {
-${read}
-${unrolled(U, (k) => `    var r${k} = 0u;\n    if (l${k} != NONE) { r${k} = atomicAdd(&wg_hist[l${k}], 1u); }`)}
-${unrolled(U, (k) => `    ${rewriteKey(v, k)}`)}
+        : /* wgsl */ `  ${chunkLoop('params.n', LIST_WORKGROUP)} {
+    ${listed}
+    var r = 0u;
+    if (l != NONE) { r = atomicAdd(&wg_hist[l], 1u); }
     workgroupBarrier();
     for (var c = lid; c < LISTS; c += ${LIST_WORKGROUP}u) {
       let m = atomicExchange(&wg_hist[c], 0u);
       if (m != 0u) { wg_base[c] = atomicAdd(&lists[LISTS + c], m); }
     }
     workgroupBarrier();
-${unrolled(
-  U,
-  (k) => `    if (l${k} != NONE) {
-      let at = LIST_HEAD + 2u * (wg_base[l${k}] + r${k});
-      atomicStore(&lists[at], i${k});
-      atomicStore(&lists[at + 1u], g${k});
-    }`,
-)}
+    if (l != NONE) {
+      let at = LIST_HEAD + 2u * (wg_base[l] + r);
+      atomicStore(&lists[at], i);
+      atomicStore(&lists[at + 1u], g);
+    }
   }
   ${v.source === 'placed' ? 'if (grid_workgroup(wid, nwg) == 0u && lid == 0u) { src[2] = src[0]; }' : ''}`;
     return composeWgsl(
