@@ -14,7 +14,8 @@
  * batch by batch, encodeInsertOrAssign and encodeFind, instead of one encodeInsertOrAssignBatches
  * and one encodeFindBatches), SPAN=1 (time each operation from before its first command to after
  * its last, as the bench does, instead of pass by pass: a timestamp on every pass costs about 8 us
- * on an H100, perf-passes).
+ * on an H100, perf-passes), OUTS=1 (each find batch writes its own values array instead of one
+ * shared by all).
  */
 
 import { DeviceArray, encodeTimedSpan, type GpuTimer, requestGpu } from '@gpuhash/core';
@@ -135,6 +136,9 @@ for (const tile of tiles)
       const out = gpu.createArray('u32', 2 * chunk + 4);
       const found = gpu.createArray('u32', chunk);
       const outValues = gpu.createArray('f32', chunk * dim);
+      // OUTS=1: each find batch writes its own values array (as a user keeping every answer would),
+      // so that a window's copy pass may serve several batches; otherwise they all share one.
+      const ownOutputs = process.env.OUTS === '1' ? hits.map(() => gpu.createArray('f32', chunk * dim)) : [];
       console.log(
         `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers, ${cache.valueSplit.windows} windows)`,
       );
@@ -168,7 +172,7 @@ for (const tile of tiles)
           const f = await timePasses((enc, time) => {
             // One call for every batch (each window's copies run once for all of them), or with
             // PER_BATCH=1 one encodeFind per batch.
-            const batches = parts(q).map((p) => ({ keys: p.keys, found, values: outValues }));
+            const batches = parts(q).map((p, c) => ({ keys: p.keys, found, values: ownOutputs[c] ?? outValues }));
             if (perBatch) for (const b of batches) cache.encodeFind(enc, b.keys, b, time);
             else cache.encodeFindBatches(enc, batches, time);
           });
@@ -179,7 +183,7 @@ for (const tile of tiles)
           );
         }
       }
-      for (const a of [...hits, ...misses, values, out, found, outValues]) a.destroy();
+      for (const a of [...hits, ...misses, ...ownOutputs, values, out, found, outValues]) a.destroy();
       cache.destroy();
     }
 process.exit(0);
