@@ -91,8 +91,6 @@ export type PassTimer = (pass: string) => GPUComputePassTimestampWrites | undefi
 const LIST_WORKGROUPS = 1024;
 /** Workgroups of a window's copy pass (grid-strided over a length only the device knows). */
 const COPY_WORKGROUPS = 4096;
-/** The most batches one copy pass serves (each binds its lists region and its vectors). */
-const MAX_COPY_BATCHES = 8;
 
 /** Words before the per-key statuses in an out buffer (counters; word 1 receives the live count). */
 export const OUT_HEAD = 4;
@@ -570,49 +568,25 @@ export class HkvEngine {
     pass('list');
   }
 
-  /**
-   * The copy passes of the listed windows (past the first, or all), window by window, each over
-   * every listed batch: gathers (finds) with the same first window share a dispatch (copyKernel), as
-   * many as the storage bindings left by the window's buffers allow (two each); scatters run one
-   * batch a pass, in batch order.
-   */
+  /** The copy passes of the listed windows (past the first, or all), window by window, each over every listed batch. */
   private encodeCopies(encoder: GPUCommandEncoder, storage: HkvStorage, batches: readonly CopyJob[], time?: PassTimer): void {
     const windows = this.windows(storage);
-    const width = valueWords(storage.dim).quads ? storage.dim / 4 : storage.dim;
+    const quads = valueWords(storage.dim).quads;
     windows.forEach((w, index) => {
-      const most = Math.max(1, Math.min(MAX_COPY_BATCHES, Math.floor((this.gpu.limits.maxStorageBuffersPerShaderStage - w.count) / 2)));
-      const due = batches.filter((b) => index >= b.first);
-      for (let at = 0; at < due.length; ) {
-        const head = due[at] as CopyJob;
-        const group = [head];
-        // Only gathers share a pass (finds change no slot; scatters of later batches must land
-        // after earlier ones), with the same first window and an output of their own.
-        const joins = (b: CopyJob) =>
-          head.kind === 'gather' && b.kind === 'gather' && b.first === head.first && group.every((g) => g.vals !== b.vals);
-        for (at++; at < due.length && group.length < most && joins(due[at] as CopyJob); at++) group.push(due[at] as CopyJob);
-        const io = head.kind === 'gather' ? 'out' : 'in';
-        const per: Record<string, Binding> = {};
-        group.forEach((b, k) => {
-          per[`lists${k}`] = b.region;
-          per[`${io}${k}`] = b.vals;
-        });
-        const variant = {
-          ...this.values(storage, w),
-          lists: windows.length - head.first,
-          batches: group.length,
-          kind: head.kind,
-          checked: head.check !== undefined,
-        };
-        copyKernel.variant(variant).encode(this.gpu, encoder, {
+      for (const b of batches) {
+        if (index < b.first) continue;
+        const lists = windows.length - b.first;
+        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind, checked: b.check !== undefined }).encode(this.gpu, encoder, {
           buffers: bind({
-            ...per,
-            ...(head.check ? { keys: head.check.keys, batch: head.check.batch, status: head.check.out } : {}),
+            lists: b.region,
+            [b.kind === 'gather' ? 'out_vals' : 'in_vals']: b.vals,
+            ...(b.check ? { keys: b.check.keys, batch: b.check.batch, status: b.check.out } : {}),
             ...this.sliceRecord(storage, 'v', w),
           }),
-          params: { list: index - head.first },
-          invocations: group.reduce((sum, b) => sum + b.n, 0) * width,
+          params: { list: index - b.first },
+          invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
           maxWorkgroups: COPY_WORKGROUPS,
-          timestampWrites: time?.(`${head.label}.values`),
+          timestampWrites: time?.(`${b.label}.values`),
         });
       }
     });

@@ -1,5 +1,5 @@
 import { defineKernel, storage, uniform } from '@gpuhash/core';
-import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule, unrolled } from '@gpuhash/kernels';
+import { chunkLoop, composeWgsl, cooperativeModule, entryPoint, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { type GroupVariant, groupEntry, groupQueue } from './group';
 
@@ -206,21 +206,11 @@ fn main() {
 /** What a copy pass does with a listed key's vector. */
 export type CopyKind = 'gather' | 'scatter' | 'accumulate';
 
-/** `switch (b)` over `count` arms (the last one the default), arm k from `arm(k)`; the arm itself when count is 1. */
-function pick(count: number, arm: (k: number) => string): string {
-  if (count === 1) return arm(0);
-  const arms = Array.from({ length: count - 1 }, (_, k) => `case ${k}u: { ${arm(k)} }`);
-  return `switch (b) { ${arms.join(' ')} default: { ${arm(count - 1)} } }`;
-}
-
 /**
- * Copies the vectors of one list's keys (`params.list`, window list + 1) of `batches` batches, each
- * with its own lists region (`lists0`, ...) and vectors (`out0`/`in0`, ...): gather (slot to
- * out), scatter (in to slot) or accumulate (adds). The batches' lists run end to end in one
- * dispatch: a copy pass costs about 11 us on an H100 however little it moves, and a find of 2^26
- * dim-64 keys in batches of one binding ran 8 batches times 16 windows of them. One invocation per
- * word or quad of a vector, so a warp moves whole vectors with no queue, and the grid-strided loop
- * runs over the lists' lengths, which only the device knows.
+ * Copies the vectors of one list's keys (`params.list`, window list + 1): gather (slot to
+ * `out_vals`), scatter (`in_vals` to slot) or accumulate (adds). One invocation per word or quad
+ * of a vector, so a warp moves whole vectors with no queue, and the grid-strided loop runs over the
+ * list's length, which only the device knows.
  */
 export const copyKernel = defineKernel({
   name: 'hkv.window.copy',
@@ -229,13 +219,10 @@ export const copyKernel = defineKernel({
   variant: {
     ...VALUE_DEFAULTS,
     lists: 1,
-    batches: 1,
     kind: 'gather',
     checked: false,
   } as ValueVariant & {
     lists: number;
-    /** Batches in the dispatch (a checked copy takes one). */
-    batches: number;
     kind: CopyKind;
     /**
      * Scatter only: the lists of every insert pass of an insertOrAssign at once. When the out
@@ -244,76 +231,52 @@ export const copyKernel = defineKernel({
      */
     checked: boolean;
   },
-  bindings: (v: ValueVariant & { kind: CopyKind; checked: boolean; batches: number }) => {
-    const element = valueWords(v.dim).element;
-    const io = v.kind === 'gather' ? 'out' : 'in';
-    const per: Record<string, ReturnType<typeof storage>> = {};
-    for (let b = 0; b < v.batches; b++) {
-      per[`lists${b}`] = storage('read', 'u32');
-      per[`${io}${b}`] = storage(v.kind === 'gather' ? 'read_write' : 'read', element);
-    }
-    return {
-      params: uniform(),
-      ...per,
-      ...(v.checked ? { keys: storage('read', 'u32'), batch: storage('read', 'u32'), status: storage('read', 'u32') } : {}),
-      ...sliceBindings(v.slices, v.kind === 'gather' ? 'read' : 'read_write', 'v', element),
-    };
-  },
+  bindings: (v: ValueVariant & { kind: CopyKind; checked: boolean }) => ({
+    params: uniform(),
+    lists: storage('read', 'u32'),
+    ...(v.kind === 'gather'
+      ? { out_vals: storage('read_write', valueWords(v.dim).element) }
+      : { in_vals: storage('read', valueWords(v.dim).element) }),
+    ...(v.checked ? { keys: storage('read', 'u32'), batch: storage('read', 'u32'), status: storage('read', 'u32') } : {}),
+    ...sliceBindings(v.slices, v.kind === 'gather' ? 'read' : 'read_write', 'v', valueWords(v.dim).element),
+  }),
   source: (decls, v) => {
-    if (v.checked && v.batches !== 1) throw new RangeError('hkv.window.copy: a checked copy takes one batch');
     const io = valueWords(v.dim);
-    const K = v.batches;
-    const move = (b: number) =>
-      ({
-        gather: `out${b}[i * VW + j] = val_load(g, j);`,
-        scatter: `val_store(g, j, in${b}[i * VW + j]);`,
-        accumulate: `val_store(g, j, val_load(g, j) + in${b}[i * VW + j]);`,
-      })[v.kind];
+    const move = {
+      gather: 'out_vals[i * VW + j] = val_load(g, j);',
+      scatter: 'val_store(g, j, in_vals[i * VW + j]);',
+      accumulate: 'val_store(g, j, val_load(g, j) + in_vals[i * VW + j]);',
+    }[v.kind];
     const guarded = v.checked
-      ? `if (!check || (keys[2u * g] == batch[2u * i] && keys[2u * g + 1u] == batch[2u * i + 1u])) { ${move(0)} }`
-      : pick(K, move);
+      ? `if (!check || (keys[2u * g] == batch[2u * i] && keys[2u * g + 1u] == batch[2u * i + 1u])) { ${move} }`
+      : move;
     return composeWgsl(
       /* wgsl */ `
 ${decls}
 ${io.wgsl}
 ${sliceAccessors(v, v.kind !== 'gather', 'v', 'val', io.quads)}
 const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
-const BATCHES: u32 = ${K}u;
-/** Where each batch's elements end in the dispatch's run, and its list's first entry. */
-var<workgroup> wg_end: array<u32, BATCHES>;
-var<workgroup> wg_first: array<u32, BATCHES>;
 var<workgroup> wg_words: u32;
+var<workgroup> wg_first: u32;
 var<workgroup> wg_check: u32;
 
 ${entryPoint(LIST_WORKGROUP)} {
   if (lid == 0u) {
-    var at = 0u;
-${unrolled(
-  K,
-  (b) => `    {
-      let count = lists${b}[params.list];
-      wg_first[${b}] = lists${b}[${v.lists}u + params.list] - count;
-      at += count * VW;
-      wg_end[${b}] = at;
-    }`,
-)}
-    wg_words = at;
+    let count = lists[params.list];
+    wg_words = count * VW;
+    wg_first = lists[${v.lists}u + params.list] - count;
     ${v.checked ? 'wg_check = status[OUT_HAZARD];' : ''}
   }
   let words = workgroupUniformLoad(&wg_words);
+  let first = workgroupUniformLoad(&wg_first);
   let check = workgroupUniformLoad(&wg_check) != 0u;
   ${chunkLoop('words', LIST_WORKGROUP)} {
     let f = base + lid;
     if (f < words) {
-      var b = 0u;
-      var start = 0u;
-${unrolled(K - 1, (k) => `      if (f >= wg_end[${k}]) { b = ${k + 1}u; start = wg_end[${k}]; }`)}
-      let fb = f - start;
-      let e = LIST_HEAD + 2u * (wg_first[b] + fb / VW);
-      let j = fb % VW;
-      var i = 0u;
-      var g = 0u;
-      ${pick(K, (k) => `i = lists${k}[e]; g = lists${k}[e + 1u];`)}
+      let e = LIST_HEAD + 2u * (first + f / VW);
+      let j = f % VW;
+      let i = lists[e];
+      let g = lists[e + 1u];
       ${guarded}
     }
   }
