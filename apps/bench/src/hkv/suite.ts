@@ -276,12 +276,6 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
       const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
       const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
-      // Every hit batch writes its answers to arrays of its own, as a find of the whole load returns
-      // them all (NVIDIA's benchmark writes n x dim values too); batches writing over one array ran
-      // dim-64 copies about 25% faster on an H100, which would not be the find a user gets. Misses
-      // write no values and share the first batch's arrays.
-      const hitValues = hits.map((_, c) => (c === 0 ? outValues : gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values')));
-      const hitFound = hits.map((_, c) => (c === 0 ? found : gpu.createArray('u32', chunk, 'bench.hkv.found')));
       const tKeys = performance.now();
       await gpu.finish();
       ctx.log(
@@ -322,18 +316,17 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           for (const kind of ['hit', 'miss'] as const) {
             const times = await measure(ctx, `find-${kind} dim ${dim} load ${load}`, o.reps, (encoder, time) => {
               // The whole load as one call (its batches each one binding of values at most).
-              const batches = parts(kind === 'hit' ? hits : misses).map((p, c) => ({
+              const batches = parts(kind === 'hit' ? hits : misses).map((p) => ({
                 keys: p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n),
-                found: kind === 'hit' ? (hitFound[c] as DeviceArray<'u32'>) : found,
-                values: kind === 'hit' ? (hitValues[c] as DeviceArray<'f32'>) : outValues,
+                found,
+                values: outValues,
               }));
               encodeTimedSpan(encoder, time('find'), () => cache.encodeFindBatches(encoder, batches));
             });
             // Check the last chunk's answers: misses are never found; hits are found as often as the cache kept keys.
             const t0 = performance.now();
             const last = parts(kind === 'hit' ? hits : misses).at(-1) as { n: number };
-            const lastFound = kind === 'hit' ? (hitFound[parts(hits).length - 1] as DeviceArray<'u32'>) : found;
-            const flags = await gpu.download(lastFound, last.n);
+            const flags = await gpu.download(found, last.n);
             let foundCount = 0;
             for (let i = 0; i < flags.length; i++) foundCount += flags[i] as number;
             ctx.log(
@@ -353,7 +346,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           ctx.log(`throughput dim ${dim} load ${load}: done`);
         }
       } finally {
-        for (const a of new Set([...hits, ...misses, values, out, ...hitValues, ...hitFound])) a.destroy();
+        for (const a of [...hits, ...misses, values, out, outValues, found]) a.destroy();
       }
     } finally {
       cache.destroy();
