@@ -80,9 +80,7 @@ ${groupEntry(v.subgroups)} {
       v.dual
         ? groupQueue(
             'looked && g == NONE',
-            `let ks = g_bc2(k, src);
-      let hs = g_bc2(h, src);
-      let r = g_locate(ks, hkv_key_digest(hs), hkv_bucket2(hs, params.mask, hkv_bucket(hs, params.mask)), hkv_start_word(hs));
+            `let r = g_find_second(g_bc2(k, src), g_bc2(h, src), params.mask);
       if (cg_lane() == src) { g = r; }`,
           )
         : ''

@@ -99,14 +99,16 @@ fn g_locate(k: vec2<u32>, d: u32, b: u32, start: u32) -> u32 {
   return b * BUCKET + cg_broadcast(mine, firstTrailingBit(hit));
 }
 
+/** Dual-bucket mode: the key's global slot in its second bucket, or NONE. h is its hash. */
+fn g_find_second(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
+  return g_locate(k, hkv_key_digest(h), hkv_bucket2(h, mask, hkv_bucket(h, mask)), hkv_start_word(h));
+}
+
 /** The key's global slot in its bucket (or either of its two: DUAL), or NONE. h is its hash. */
 fn g_find_slot(k: vec2<u32>, h: vec2<u32>, mask: u32) -> u32 {
-  let d = hkv_key_digest(h);
-  let b1 = hkv_bucket(h, mask);
-  let start = hkv_start_word(h);
-  let g1 = g_locate(k, d, b1, start);
+  let g1 = g_locate(k, hkv_key_digest(h), hkv_bucket(h, mask), hkv_start_word(h));
   if (!DUAL || g1 != NONE) { return g1; }
-  return g_locate(k, d, hkv_bucket2(h, mask, b1), start);
+  return g_find_second(k, h, mask);
 }
 `;
 
