@@ -272,10 +272,13 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
         hits.push(deviceKeys(gpu, Math.min(chunk, total - at), at, false));
         misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
       }
-      const values = gpu.createArray('f32', chunk * dim, 'bench.hkv.values');
       const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
-      const outValues = gpu.createArray('f32', chunk * dim, 'bench.hkv.found-values');
-      const found = gpu.createArray('u32', chunk, 'bench.hkv.found');
+      // A find keeps every batch's answers, as a caller of one find of the whole load does: one
+      // values and one flags array per batch (writing every batch into one shared array would time
+      // rewrites of one binding instead). The inserts read their values from the first.
+      const outValues = hits.map((_, c) => gpu.createArray('f32', chunk * dim, `bench.hkv.found-values.${c}`));
+      const found = hits.map((_, c) => gpu.createArray('u32', chunk, `bench.hkv.found.${c}`));
+      const values = outValues[0] as DeviceArray<'f32'>;
       const tKeys = performance.now();
       await gpu.finish();
       ctx.log(
@@ -316,17 +319,18 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           for (const kind of ['hit', 'miss'] as const) {
             const times = await measure(ctx, `find-${kind} dim ${dim} load ${load}`, o.reps, (encoder, time) => {
               // The whole load as one call (its batches each one binding of values at most).
-              const batches = parts(kind === 'hit' ? hits : misses).map((p) => ({
+              const batches = parts(kind === 'hit' ? hits : misses).map((p, c) => ({
                 keys: p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n),
-                found,
-                values: outValues,
+                found: found[c] as DeviceArray<'u32'>,
+                values: outValues[c] as DeviceArray<'f32'>,
               }));
               encodeTimedSpan(encoder, time('find'), () => cache.encodeFindBatches(encoder, batches));
             });
             // Check the last chunk's answers: misses are never found; hits are found as often as the cache kept keys.
             const t0 = performance.now();
-            const last = parts(kind === 'hit' ? hits : misses).at(-1) as { n: number };
-            const flags = await gpu.download(found, last.n);
+            const lastPart = parts(kind === 'hit' ? hits : misses).length - 1;
+            const last = parts(kind === 'hit' ? hits : misses)[lastPart] as { n: number };
+            const flags = await gpu.download(found[lastPart] as DeviceArray<'u32'>, last.n);
             let foundCount = 0;
             for (let i = 0; i < flags.length; i++) foundCount += flags[i] as number;
             ctx.log(
@@ -346,10 +350,12 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           ctx.log(`throughput dim ${dim} load ${load}: done`);
         }
       } finally {
-        for (const a of [...hits, ...misses, values, out, outValues, found]) a.destroy();
+        for (const a of [...hits, ...misses, out, ...outValues, ...found]) a.destroy();
       }
     } finally {
       cache.destroy();
+      // Let the device free them before the next dim allocates (dim 64 at load 1.0 fills most of an 80 GB card).
+      await gpu.finish();
     }
   }
   return rows;
