@@ -13,9 +13,6 @@ import { UpdateMode, updateKernel } from './wgsl/update';
 import {
   type CopyKind,
   copyKernel,
-  directHeadWords,
-  directListCap,
-  directListWords,
   evictedKernel,
   type ListSource,
   listHeadWords,
@@ -69,8 +66,6 @@ interface CopyJob {
    * still holds the listed key (the table's keys, the batch's keys, the out buffer).
    */
   check?: { keys: GPUBuffer; batch: GPUBuffer; out: GPUBuffer };
-  /** A find's direct lists, `cap` entries a list (directListWords), filled by its lookup pass. */
-  direct?: { cap: number };
 }
 
 /**
@@ -164,8 +159,6 @@ export class HkvEngine {
    * down to a power of two and to the device's maxBufferSize); a batch needing more runs alone.
    */
   sharedListsBytes = 2 ** 31;
-  /** Entries a find's direct list holds before it spills (directListCap unless set: tests set it low to make lists spill). */
-  findListCap: number | undefined;
 
   constructor(
     private readonly gpu: Gpu,
@@ -449,8 +442,8 @@ export class HkvEngine {
 
   /**
    * Finds of several batches (each as encodeFind). With values in several windows, every batch is
-   * looked up (values untouched), its lookup pass listing each found key by window as it goes
-   * (direct lists), then each window's copies run for all the batches together: a window's pass pays a fixed cost for the memory it starts touching
+   * looked up (values untouched) and listed by window first, then each window's copies run for all
+   * the batches together: a window's pass pays a fixed cost for the memory it starts touching
    * (about 80 us a pass at dim 64 on an H100), so it is paid once per window rather than once per
    * window and batch.
    */
@@ -460,49 +453,47 @@ export class HkvEngine {
     // With values in several windows the lookup pass binds none of them, so that the memory its
     // random reads span stays the digest lines and keys (random reads over more than 2-4 GiB run
     // several times slower), and every window's vectors, the first's too, come from the lists.
-    // The lookup pass itself lists each found key by its window (direct lists): no partition passes.
     const first = 0;
-    const lists = this.windows(storage).length - first;
-    const cap = (n: number) => Math.max(1, Math.min(n, this.findListCap ?? directListCap(lists, n)));
     const regions = this.listRegions(
       storage,
       batches.map((b) => (b.out.values ? b.n : 0)),
       first,
-      (l, n) => directListWords(l, n, cap(n)),
     );
     batches.forEach((b, k) => {
       const { keys, n, out } = b;
       const scores = out.scores !== undefined;
       const values = out.values !== undefined && !windowed(b);
-      const region = windowed(b) ? regions[k] : undefined;
-      if (region) encoder.clearBuffer(region.buffer, region.offset, directHeadWords(lists) * 4);
       findKernel
-        .variant({
-          ...this.values(storage),
-          ...this.group,
-          values,
-          scores,
-          dual: this.dual,
-          slots: out.slots ?? false,
-          lists: region ? lists : 0,
-          perWindow: (this.windows(storage)[0] as Window).count,
-        })
+        .variant({ ...this.values(storage), ...this.group, values, scores, dual: this.dual, slots: (out.slots ?? false) || windowed(b) })
         .encode(this.gpu, encoder, {
           buffers: bind({
             bucket_meta: storage.meta,
             keys: storage.keys,
             qkeys: keys,
             found: out.found,
-            ...(region ? { lists: region } : {}),
             ...(scores ? { scores: storage.scores, out_scores: out.scores as GPUBuffer } : {}),
             ...(values ? { out_vals: out.values as GPUBuffer, ...this.firstSlices(storage) } : {}),
           }),
-          params: { n, mask: storage.mask, cap: region ? cap(n) : 0 },
+          params: { n, mask: storage.mask },
           invocations: n,
           timestampWrites: time?.('find'),
         });
-      // The copies follow, window by window, for every batch at once.
-      if (region) copies.push({ n, region, first, kind: 'gather', vals: out.values as GPUBuffer, label: 'find', direct: { cap: cap(n) } });
+      // Values in several windows: list the keys by the window of the slot the find recorded (the
+      // slots then turn into flags); the copies follow, window by window, for every batch at once.
+      const region = regions[k];
+      if (windowed(b) && region) {
+        this.encodePartition(
+          encoder,
+          storage,
+          n,
+          { source: 'found', src: out.found, flags: !(out.slots ?? false) },
+          region,
+          'find',
+          time,
+          first,
+        );
+        copies.push({ n, region, first, kind: 'gather', vals: out.values as GPUBuffer, label: 'find' });
+      }
     });
     this.encodeCopies(encoder, storage, copies, time);
   }
@@ -511,14 +502,9 @@ export class HkvEngine {
    * Where each batch's window lists go in the engine's lists buffer (ranges aligned for binding), or
    * none when the values lie in one window. `counts[k]` 0: batch k has no list.
    */
-  private listRegions(
-    storage: HkvStorage,
-    counts: readonly number[],
-    first = 1,
-    words?: (lists: number, n: number) => number,
-  ): (ListRegion | undefined)[] {
+  private listRegions(storage: HkvStorage, counts: readonly number[], first = 1): (ListRegion | undefined)[] {
     if (this.windows(storage).length === 1) return [];
-    const { regions, bytes } = this.layoutRegions(storage, counts, first, words);
+    const { regions, bytes } = this.layoutRegions(storage, counts, first);
     const buffer = this.listsBuffer(Math.max(bytes, 4));
     return regions.map((r) => r && { buffer, ...r });
   }
@@ -529,15 +515,13 @@ export class HkvEngine {
     counts: readonly number[],
     /** The first window each list region covers (one for all, or one per count). */
     first: number | readonly number[] = 1,
-    /** Words of one batch's lists (default: the partition's, listWords). */
-    words: (lists: number, n: number) => number = listWords,
   ): { regions: ({ offset: number; size: number } | undefined)[]; bytes: number } {
     const windows = this.windows(storage).length;
     const align = this.gpu.limits.minStorageBufferOffsetAlignment;
     let at = 0;
     const regions = counts.map((n, k) => {
       if (n === 0) return undefined;
-      const size = words(windows - (typeof first === 'number' ? first : (first[k] as number)), n) * 4;
+      const size = listWords(windows - (typeof first === 'number' ? first : (first[k] as number)), n) * 4;
       const region = { offset: at, size };
       at += Math.ceil(size / align) * align;
       return region;
@@ -592,15 +576,14 @@ export class HkvEngine {
       for (const b of batches) {
         if (index < b.first) continue;
         const lists = windows.length - b.first;
-        const variant = { ...this.values(storage, w), lists, kind: b.kind, checked: b.check !== undefined, direct: b.direct !== undefined };
-        copyKernel.variant(variant).encode(this.gpu, encoder, {
+        copyKernel.variant({ ...this.values(storage, w), lists, kind: b.kind, checked: b.check !== undefined }).encode(this.gpu, encoder, {
           buffers: bind({
             lists: b.region,
             [b.kind === 'gather' ? 'out_vals' : 'in_vals']: b.vals,
             ...(b.check ? { keys: b.check.keys, batch: b.check.batch, status: b.check.out } : {}),
             ...this.sliceRecord(storage, 'v', w),
           }),
-          params: { list: index - b.first, cap: b.direct?.cap ?? 0 },
+          params: { list: index - b.first },
           invocations: b.n * (quads ? storage.dim / 4 : storage.dim),
           maxWorkgroups: COPY_WORKGROUPS,
           timestampWrites: time?.(`${b.label}.values`),

@@ -310,15 +310,8 @@ async function windowedFinds(ctx: CheckContext, dim: number, windows: 1 | 4): Pr
       expect(cache.valueSplit.windows === windows, `${mode}: expected ${windows} windows, got ${cache.valueSplit.windows}`);
       const pool = keyPool(rng, 700 * scale);
       const indices = (max: number) => fc.array(fc.nat({ max: pool.length - 1 }), { minLength: 1, maxLength: max * scale, size: 'max' });
-      // Direct lists of the default length, or so short that most entries spill.
-      const input = fc.record({
-        stored: indices(600),
-        asked: indices(400),
-        withScores: fc.boolean(),
-        listCap: fc.constantFrom(undefined, 1, 3),
-      });
-      const property = fc.asyncProperty(input, async ({ stored, asked, withScores, listCap }) => {
-        (cache as unknown as { engine: { findListCap: number | undefined } }).engine.findListCap = listCap;
+      const input = fc.record({ stored: indices(600), asked: indices(400), withScores: fc.boolean() });
+      const property = fc.asyncProperty(input, async ({ stored, asked, withScores }) => {
         await cache.clear();
         const keys = BigUint64Array.from(stored, (i) => pool[i] as bigint);
         await cache.insertOrAssign(keys, rows(keys, dim, 1));

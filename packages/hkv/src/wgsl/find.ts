@@ -2,7 +2,6 @@ import { defineKernel, storage, uniform } from '@gpuhash/core';
 import { chunkLoop, composeWgsl, gridModule } from '@gpuhash/kernels';
 import { hkvCoreModule, sliceAccessors, sliceBindings, VALUE_DEFAULTS, type ValueVariant, valueWords, WORKGROUP_SIZE } from './common';
 import { batchLookupModule, type GroupVariant, groupCopies, groupEntry, groupModule, groupQueue, readsQuads } from './group';
-import { directAppendSource, directHeadWords, listOfSource } from './windows';
 
 export interface FindVariant extends ValueVariant, GroupVariant {
   /** Copy the values out (find); false for contains. */
@@ -12,13 +11,6 @@ export interface FindVariant extends ValueVariant, GroupVariant {
   dual: boolean;
   /** Write each key's slot (NONE when absent) instead of a 0/1 flag: the host tier gathers the host-resident values. */
   slots: boolean;
-  /**
-   * Values in several windows (none bound): list each found key in its window's direct list
-   * (windows.ts, directListWords) for that window's copy pass; 0 for none.
-   */
-  lists: number;
-  /** Value buffers per window (with lists). */
-  perWindow: number;
 }
 
 /**
@@ -37,15 +29,13 @@ export interface FindVariant extends ValueVariant, GroupVariant {
 export const findKernel = defineKernel({
   name: 'hkv.find',
   workgroupSize: WORKGROUP_SIZE,
-  params: { n: 'u32', mask: 'u32', cap: 'u32' },
+  params: { n: 'u32', mask: 'u32' },
   variant: {
     ...VALUE_DEFAULTS,
     values: true,
     scores: false,
     dual: false,
     slots: false,
-    lists: 0,
-    perWindow: 1,
     subgroups: false,
     tile: 1,
   } as FindVariant,
@@ -55,7 +45,6 @@ export const findKernel = defineKernel({
     keys: storage('read', 'vec2<u32>'),
     qkeys: storage('read', 'vec2<u32>'),
     found: storage('read_write', 'u32'),
-    ...(v.lists > 0 ? { lists: storage('read_write', 'atomic<u32>') } : {}),
     ...(v.scores ? { scores: storage('read', 'vec2<u32>'), out_scores: storage('read_write', 'vec2<u32>') } : {}),
     ...(v.values
       ? { out_vals: storage('read_write', valueWords(v.dim).element), ...sliceBindings(v.slices, 'read', 'v', valueWords(v.dim).element) }
@@ -74,15 +63,6 @@ ${readsQuads(v) ? 'fn digest_quad(i: u32) -> vec4<u32> { return bucket_meta[i]; 
 fn key_at(slot: u32) -> vec2<u32> { return keys[slot]; }
 ${io.wgsl}
 ${v.values ? sliceAccessors(v, false, 'v', 'val', io.quads) : ''}
-${
-  v.lists > 0
-    ? `const LISTS: u32 = ${v.lists}u;
-const LIST_HEAD: u32 = ${directHeadWords(v.lists)}u;
-var<workgroup> wg_hist: array<atomic<u32>, LISTS>;
-var<workgroup> wg_base: array<u32, LISTS>;
-${listOfSource({ ...v, first: 0 })}`
-    : ''
-}
 
 ${groupEntry(v.subgroups)} {
   cg_init_tiled(cg_sg_lane, cg_sg_size, TILE);
@@ -126,13 +106,6 @@ ${groupEntry(v.subgroups)} {
       let is = cg_broadcast(i, src);
       for (var j = cg_lane(); j < VW; j += TILE) { out_vals[is * VW + j] = val_load(gs, j); }`,
           )
-        : ''
-    }
-    ${
-      v.lists > 0
-        ? `var l = NONE;
-    if (in_batch) { l = list_of(g); }
-    ${directAppendSource(WORKGROUP_SIZE)}`
         : ''
     }
   }

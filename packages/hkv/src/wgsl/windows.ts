@@ -57,64 +57,6 @@ export function listWords(lists: number, n: number): number {
   return listHeadWords(lists) + 2 * n;
 }
 
-/**
- * A find's lists, filled by its lookup pass itself (findKernel with `lists`): word c counts list c's
- * appends (window c), word LISTS counts the spills; list c's entries (two words: key index, slot)
- * take the `cap` pairs from `LIST_HEAD + 2 c cap`, and an entry past its list's cap spills to the
- * run after the last list (room for every key). A batch's keys fall in the windows about evenly
- * (their buckets come from a hash), so with the default cap almost nothing spills, and a spill costs
- * only time: every window's copy pass also walks the spilled entries and takes its own.
- */
-export function directListCap(lists: number, n: number): number {
-  const mean = Math.ceil(n / lists);
-  // Eight standard deviations of a list's length over the mean (binomial), and a floor for small batches.
-  return Math.min(n, mean + Math.ceil(8 * Math.sqrt(mean)) + 64);
-}
-
-/** Words before a find's direct lists' entries: the counts and the spill count (even). */
-export function directHeadWords(lists: number): number {
-  return lists + 1 + ((lists + 1) & 1);
-}
-
-/** Words of a find's direct lists for n keys, `cap` entries a list. */
-export function directListWords(lists: number, n: number, cap: number): number {
-  return directHeadWords(lists) + 2 * (lists * cap + n);
-}
-
-/** `list_of(g)`: the list of slot g (its window less the first listed), NONE for windows before it, the host tier and NONE. */
-export function listOfSource(v: { deviceSlots: number; sliceSlots: number; perWindow: number; first: number }): string {
-  return /* wgsl */ `fn list_of(g: u32) -> u32 {
-  if (g >= ${v.deviceSlots}u) { return NONE; }
-  let w = (g / ${v.sliceSlots}u) / ${v.perWindow}u;
-  return select(w - ${v.first}u, NONE, w < ${v.first}u);
-}`;
-}
-
-/**
- * Appends (i, g) for every invocation whose `l` is a list (not NONE) to the direct lists (`lists`,
- * atomic words): a workgroup histogram, one count atomic per list and workgroup, then the stores.
- * Needs `wg_hist` and `wg_base` of LISTS words; call it in workgroup-uniform control flow.
- */
-export function directAppendSource(workgroupSize: number | string): string {
-  return /* wgsl */ `{
-    var r = 0u;
-    if (l != NONE) { r = atomicAdd(&wg_hist[l], 1u); }
-    workgroupBarrier();
-    for (var c = lid; c < LISTS; c += ${workgroupSize}u) {
-      let m = atomicExchange(&wg_hist[c], 0u);
-      if (m != 0u) { wg_base[c] = atomicAdd(&lists[c], m); }
-    }
-    workgroupBarrier();
-    if (l != NONE) {
-      let at = wg_base[l] + r;
-      var e = LIST_HEAD + 2u * (l * params.cap + at);
-      if (at >= params.cap) { e = LIST_HEAD + 2u * (LISTS * params.cap + atomicAdd(&lists[LISTS], 1u)); }
-      atomicStore(&lists[e], i);
-      atomicStore(&lists[e + 1u], g);
-    }
-  }`;
-}
-
 /** Which keys a partition lists: found slots (find), updated keys or keys placed by an insert pass. */
 export type ListSource = 'found' | 'updated' | 'placed';
 
@@ -226,7 +168,12 @@ const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
 var<workgroup> wg_hist: array<atomic<u32>, LISTS>;
 var<workgroup> wg_base: array<u32, LISTS>;
 
-${listOfSource(v)}
+/** The list of slot g: its window less the first listed, or NONE for windows before it, the host tier and NONE. */
+fn list_of(g: u32) -> u32 {
+  if (g >= ${v.deviceSlots}u) { return NONE; }
+  let w = (g / ${v.sliceSlots}u) / ${v.perWindow}u;
+  return select(w - ${v.first}u, NONE, w < ${v.first}u);
+}
 
 ${entryPoint(LIST_WORKGROUP)} {
 ${body}
@@ -268,18 +215,15 @@ export type CopyKind = 'gather' | 'scatter' | 'accumulate';
 export const copyKernel = defineKernel({
   name: 'hkv.window.copy',
   workgroupSize: LIST_WORKGROUP,
-  params: { list: 'u32', cap: 'u32' },
+  params: { list: 'u32' },
   variant: {
     ...VALUE_DEFAULTS,
     lists: 1,
     kind: 'gather',
     checked: false,
-    direct: false,
   } as ValueVariant & {
     lists: number;
     kind: CopyKind;
-    /** A find's direct lists (directListWords, `params.cap` entries a list), spills included. */
-    direct: boolean;
     /**
      * Scatter only: the lists of every insert pass of an insertOrAssign at once. When the out
      * buffer's hazard word is set (a later pass evicted a slot this batch may have written), a
@@ -311,32 +255,22 @@ export const copyKernel = defineKernel({
 ${decls}
 ${io.wgsl}
 ${sliceAccessors(v, v.kind !== 'gather', 'v', 'val', io.quads)}
-const LISTS: u32 = ${v.lists}u;
-const LIST_HEAD: u32 = ${v.direct ? directHeadWords(v.lists) : listHeadWords(v.lists)}u;
+const LIST_HEAD: u32 = ${listHeadWords(v.lists)}u;
 var<workgroup> wg_words: u32;
 var<workgroup> wg_first: u32;
-var<workgroup> wg_spill: u32;
 var<workgroup> wg_check: u32;
 
 ${entryPoint(LIST_WORKGROUP)} {
   if (lid == 0u) {
-    ${
-      v.direct
-        ? `let count = min(lists[params.list], params.cap);
-    wg_first = params.list * params.cap;
-    wg_spill = lists[LISTS] * VW;`
-        : `let count = lists[params.list];
-    wg_first = lists[LISTS + params.list] - count;
-    wg_spill = 0u;`
-    }
+    let count = lists[params.list];
     wg_words = count * VW;
+    wg_first = lists[${v.lists}u + params.list] - count;
     ${v.checked ? 'wg_check = status[OUT_HAZARD];' : ''}
   }
   let words = workgroupUniformLoad(&wg_words);
   let first = workgroupUniformLoad(&wg_first);
-  let spill = workgroupUniformLoad(&wg_spill);
   let check = workgroupUniformLoad(&wg_check) != 0u;
-  ${chunkLoop('words + spill', LIST_WORKGROUP)} {
+  ${chunkLoop('words', LIST_WORKGROUP)} {
     let f = base + lid;
     if (f < words) {
       let e = LIST_HEAD + 2u * (first + f / VW);
@@ -344,13 +278,6 @@ ${entryPoint(LIST_WORKGROUP)} {
       let i = lists[e];
       let g = lists[e + 1u];
       ${guarded}
-    } else if (f < words + spill) {
-      // Spilled entries of every list: this window's pass takes those whose slot it holds.
-      let e = LIST_HEAD + 2u * (LISTS * params.cap + (f - words) / VW);
-      let j = (f - words) % VW;
-      let i = lists[e];
-      let g = lists[e + 1u];
-      if (val_here(g)) { ${guarded} }
     }
   }
 }
