@@ -65,8 +65,16 @@ const OWN_OPTIONS = [
  * lookups 10% faster at dim 32 (apps/bench/results/hkv/2026-11-26-h100-hkv-value-windows.md).
  */
 const DEFAULT_TILE = 4;
-/** Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes). */
-const DEFAULT_VALUE_WINDOW_BYTES = 2 * 2 ** 30;
+/**
+ * Values one pass touches unless the options say otherwise (see HkvOptions.valueWindowBytes): 2 GiB,
+ * or 4 GiB for vectors of 256 bytes or more. A pass's random row reads cost by the pages they touch,
+ * which longer rows share among more bytes. On an H100 (2^27 slots, load 0.5, every find batch
+ * keeping its answers), 4 GiB windows made dim-64 finds 12% faster (half the copy passes) and
+ * dim-32 finds 28% slower (apps/bench/results/hkv/2026-11-26-h100-hkv-value-windows.md).
+ */
+function defaultValueWindowBytes(dim: number): number {
+  return dim * 4 >= 256 ? 4 * 2 ** 30 : 2 * 2 ** 30;
+}
 const NONE = 0xffffffff;
 const POLICIES: ScorePolicy[] = ['lru', 'lfu', 'epochLru', 'epochLfu', 'custom'];
 /** Storage bindings of the busiest kernel besides the value buffers (insert with eviction). */
@@ -241,7 +249,7 @@ export class HkvCache {
       throw new InvalidArgumentError(`${where}: subgroups: true, but this device was created without the 'subgroups' feature`);
     const tile = options.tile ?? DEFAULT_TILE;
     oneOf(where, 'tile', tile, [1, 2, 4, 8, 16, 32]);
-    const valueWindowBytes = options.valueWindowBytes ?? DEFAULT_VALUE_WINDOW_BYTES;
+    const valueWindowBytes = options.valueWindowBytes ?? defaultValueWindowBytes(options.dim);
     positiveInteger(where, 'valueWindowBytes', valueWindowBytes);
     const maxSlices = gpu.limits.maxStorageBuffersPerShaderStage - FIXED_BINDINGS;
     if (maxCapacity > capacity) {

@@ -44,7 +44,8 @@ export interface HkvOptions {
    */
   maxValueBufferBytes?: number;
   /**
-   * Most bytes of values one pass touches (default 2 GiB). Random accesses spread over more memory
+   * Most bytes of values one pass touches (default 2 GiB, or 4 GiB when a vector is 256 bytes or
+   * more: dim 64 and up). Random accesses spread over more memory
    * than the GPU's address translation covers run many times slower (on an H100, a find over 8 GiB of
    * dim-32 values took 15x longer per key than over 4 GiB), so larger value sets are visited in
    * windows: the main pass serves the first window and records slots, a partition lists the keys of
