@@ -354,8 +354,10 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       }
     } finally {
       cache.destroy();
-      // Let the device free them before the next dim allocates (dim 64 at load 1.0 fills most of an 80 GB card).
+      // Let the device free them, and the pooled scratch (window lists), before the next dim
+      // allocates: dim 64 at load 1.0 fills most of an 80 GB card.
       await gpu.finish();
+      gpu.pool.clear();
     }
   }
   return rows;
