@@ -132,13 +132,14 @@ for (const tile of tiles)
         hits.push(keysOf(at, Math.min(chunk, nMax - at), false));
         misses.push(keysOf(at, Math.min(chunk, nMax - at), true));
       }
-      const values = gpu.createArray('f32', chunk * dim);
+      // OUTS=1: each find batch writes its own values array (as a user keeping every answer does);
+      // otherwise they all share one. The inserts read their values from the first array either
+      // way, so that dim 64 at load 1.0 fits an 80 GB card with an array per batch.
+      const ownOutputs = process.env.OUTS === '1' ? hits.map(() => gpu.createArray('f32', chunk * dim)) : [];
+      const outValues = ownOutputs[0] ?? gpu.createArray('f32', chunk * dim);
+      const values = outValues;
       const out = gpu.createArray('u32', 2 * chunk + 4);
       const found = gpu.createArray('u32', chunk);
-      const outValues = gpu.createArray('f32', chunk * dim);
-      // OUTS=1: each find batch writes its own values array (as a user keeping every answer would),
-      // so that a window's copy pass may serve several batches; otherwise they all share one.
-      const ownOutputs = process.env.OUTS === '1' ? hits.map(() => gpu.createArray('f32', chunk * dim)) : [];
       console.log(
         `[${stamp()}] 2^${log2} dim ${dim}: arrays ready (${hits.length} batches of up to ${chunk} keys; ${cache.valueSplit.slices} value buffers, ${cache.valueSplit.windows} windows)`,
       );
@@ -183,7 +184,10 @@ for (const tile of tiles)
           );
         }
       }
-      for (const a of [...hits, ...misses, ...ownOutputs, values, out, found, outValues]) a.destroy();
+      for (const a of new Set([...hits, ...misses, ...ownOutputs, out, found, outValues])) a.destroy();
       cache.destroy();
+      // Freed before the next dim or size allocates, pooled scratch too.
+      await gpu.finish();
+      gpu.pool.clear();
     }
 process.exit(0);
