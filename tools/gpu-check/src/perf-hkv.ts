@@ -134,7 +134,8 @@ for (const tile of tiles)
       }
       // OUTS=1: each find batch writes its own values array (as a user keeping every answer does);
       // otherwise they all share one. The inserts read their values from the first array either
-      // way: two 2 GiB arrays fewer at dim 64, whose load 1.0 with an array per batch fills most of an 80 GB card.
+      // way: two 2 GiB arrays fewer at dim 64, whose load 1.0 with an array per batch fills most
+      // of an 80 GB card.
       const ownOutputs = process.env.OUTS === '1' ? hits.map(() => gpu.createArray('f32', chunk * dim)) : [];
       const outValues = ownOutputs[0] ?? gpu.createArray('f32', chunk * dim);
       const values = outValues;
