@@ -267,25 +267,38 @@ export class HkvCache {
         );
       }
     }
-    const cache = new HkvCache(
-      gpu,
-      {
-        capacity,
-        dim: options.dim,
-        maxCapacity,
-        maxLoadFactor,
-        policy,
-        mode,
-        assumeUniqueKeys,
-        maxValueBufferBytes: valueBufferBytes,
-        valueWindowBytes,
-        maxDeviceBytesForValues,
-        subgroups,
-        tile,
-      },
-      valueBufferBytes,
-      maxSlices,
-    );
+    // Allocated as one operation, so that a device out of memory is a GpuOutOfMemoryError here
+    // (with whatever was allocated freed), not an invalid buffer at the first batch.
+    let built: HkvCache | undefined;
+    const build = () =>
+      new HkvCache(
+        gpu,
+        {
+          capacity,
+          dim: options.dim,
+          maxCapacity,
+          maxLoadFactor,
+          policy,
+          mode,
+          assumeUniqueKeys,
+          maxValueBufferBytes: valueBufferBytes,
+          valueWindowBytes,
+          maxDeviceBytesForValues,
+          subgroups,
+          tile,
+        },
+        valueBufferBytes,
+        maxSlices,
+      );
+    try {
+      await gpu.run(where, async () => {
+        built = build();
+      });
+    } catch (error) {
+      built?.destroy();
+      throw error;
+    }
+    const cache = built as HkvCache;
     const { windows } = cache.valueSplit;
     if (windows - 1 > MAX_WINDOW_LISTS) {
       cache.destroy();

@@ -1,4 +1,11 @@
-import { DestroyedError, DeviceArray, InvalidArgumentError, LimitExceededError, ReservedKeyError } from '@gpuhash/core';
+import {
+  DestroyedError,
+  DeviceArray,
+  GpuOutOfMemoryError,
+  InvalidArgumentError,
+  LimitExceededError,
+  ReservedKeyError,
+} from '@gpuhash/core';
 import { type CheckContext, defineChecks, thrown } from '@gpuhash/testing';
 import fc from 'fast-check';
 import { type EvictResult, HkvCache, type HkvOptions, HkvStatus, RESERVED_KEYS, type ScorePolicy } from '../src';
@@ -506,7 +513,81 @@ async function batchOverCapacity(ctx: CheckContext): Promise<void> {
   }
 }
 
+/**
+ * A device out of memory while a cache allocates (simulated: the out-of-memory scope of create's
+ * allocation reports an error): create rejects with GpuOutOfMemoryError naming it, every buffer it
+ * allocated is destroyed, and the Gpu serves a cache created next (its keys found with their values).
+ */
+async function outOfMemoryAtCreate(ctx: CheckContext): Promise<void> {
+  const { gpu, rng } = ctx;
+  const device = gpu.device as GPUDevice & Record<string, unknown>;
+  const input = fc.record({
+    dim: fc.integer({ min: 1, max: 40 }),
+    buckets: fc.integer({ min: 1, max: 4 }),
+    mode: fc.constantFrom('single' as const, 'dual' as const),
+    policy: fc.constantFrom<ScorePolicy>('lru', 'lfu', 'custom'),
+  });
+  const property = fc.asyncProperty(input, async ({ dim, buckets, mode, policy }) => {
+    const options: HkvOptions = { capacity: buckets * 128, dim, mode, policy };
+    const created: GPUBuffer[] = [];
+    const destroyed = new Set<GPUBuffer>();
+    const createBuffer = gpu.device.createBuffer.bind(gpu.device);
+    const popErrorScope = gpu.device.popErrorScope.bind(gpu.device);
+    let pops = 0;
+    device.createBuffer = (descriptor: GPUBufferDescriptor) => {
+      const buffer = createBuffer(descriptor);
+      created.push(buffer);
+      const destroy = buffer.destroy.bind(buffer);
+      (buffer as GPUBuffer & Record<string, unknown>).destroy = () => {
+        destroyed.add(buffer);
+        destroy();
+      };
+      return buffer;
+    };
+    // Gpu.run pops the validation scope, then the out-of-memory one: the latter reports the device out.
+    device.popErrorScope = async () => {
+      const error = await popErrorScope();
+      pops++;
+      return pops === 2 ? ({ message: 'simulated: out of device memory' } as GPUError) : error;
+    };
+    let error: unknown;
+    try {
+      (await HkvCache.create(gpu, options)).destroy();
+    } catch (e) {
+      error = e;
+    } finally {
+      // Own properties shadowed the device's methods: removing them restores those.
+      Reflect.deleteProperty(device, 'createBuffer');
+      Reflect.deleteProperty(device, 'popErrorScope');
+    }
+    const what = `dim ${dim}, ${buckets} buckets, ${mode}, ${policy}`;
+    expect(error instanceof GpuOutOfMemoryError, `${what}: create gave ${String(error)}, not a GpuOutOfMemoryError`);
+    expect((error as Error).message.includes('HkvCache.create'), `${what}: the error does not name HkvCache.create: ${String(error)}`);
+    expect(created.length > 0, `${what}: create allocated no buffer before the error`);
+    const kept = created.filter((b) => !destroyed.has(b)).map((b) => b.label);
+    expect(kept.length === 0, `${what}: buffers left allocated after the failed create: ${kept.join(', ')}`);
+    const cache = await HkvCache.create(gpu, options);
+    try {
+      const keys = keyPool(rng, 64 * buckets);
+      const scores = policy === 'custom' ? BigUint64Array.from(keys, (_, i) => BigInt(i + 1)) : undefined;
+      await cache.insertOrAssign(keys, rows(keys, dim, 2), scores);
+      const got = await cache.find(keys);
+      expect(
+        got.found.every((f) => f === 1) && sameRow(got.values, rows(keys, dim, 2)),
+        `${what}: the cache created after the failed one lost keys or values`,
+      );
+    } finally {
+      cache.destroy();
+    }
+  });
+  await checkProperty(property, { seed: rng.u32() | 0, numRuns: 6, scale: ctx.scale });
+}
+
 export const cacheChecks = defineChecks('hkv/cache', [
+  {
+    name: 'a device out of memory while create allocates: GpuOutOfMemoryError, every buffer it allocated destroyed, the next cache sound',
+    run: outOfMemoryAtCreate,
+  },
   {
     name: 'lru: random sequences of every operation on one bucket match the model',
     run: (ctx) => lruSequences(ctx, { dim: 4, capacity: 128 }, 6),

@@ -1,4 +1,4 @@
-import { DeviceArray, encodeTimedSpan, type Gpu, type Kernel, LimitExceededError, requestGpu } from '@gpuhash/core';
+import { DeviceArray, encodeTimedSpan, type Gpu, GpuOutOfMemoryError, type Kernel, LimitExceededError, requestGpu } from '@gpuhash/core';
 import { HkvCache, type ScorePolicy } from '@gpuhash/hkv';
 import { composeWgsl, fmix32, fmix32Module, gridModule } from '@gpuhash/kernels';
 import { describeDevice } from '../device';
@@ -256,8 +256,9 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
     try {
       cache = await HkvCache.create(gpu, { capacity, dim, assumeUniqueKeys: true, ...ctx.group });
     } catch (error) {
-      if (!(error instanceof LimitExceededError)) throw error;
-      // More value buffers than one kernel may bind on this device: reported, not measured.
+      if (!(error instanceof LimitExceededError || error instanceof GpuOutOfMemoryError)) throw error;
+      // More value buffers than one kernel may bind on this device, or more memory than it has:
+      // reported, not measured.
       rows.push({ workload: 'throughput', operation: 'skipped', dim, ok: true, note: error.message });
       ctx.log(`throughput dim ${dim}: skipped (${error.message})`);
       continue;
@@ -268,16 +269,29 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       const total = Math.round(maxLoad * capacity);
       const hits: DeviceArray<'u32'>[] = [];
       const misses: DeviceArray<'u32'>[] = [];
-      for (let at = 0; at < total; at += chunk) {
-        hits.push(deviceKeys(gpu, Math.min(chunk, total - at), at, false));
-        misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
-      }
-      const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
       // A find keeps every batch's answers, as a caller of one find of the whole load does: one
       // values and one flags array per batch (writing every batch into one shared array would time
       // rewrites of one binding instead). The inserts read their values from the first.
-      const outValues = hits.map((_, c) => gpu.createArray('f32', chunk * dim, `bench.hkv.found-values.${c}`));
-      const found = hits.map((_, c) => gpu.createArray('u32', chunk, `bench.hkv.found.${c}`));
+      const outValues: DeviceArray<'f32'>[] = [];
+      const found: DeviceArray<'u32'>[] = [];
+      const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
+      try {
+        // One operation, so that a device out of memory shows here, not as invalid buffers later.
+        await gpu.run(`hkv throughput dim ${dim}: key streams and answer arrays`, async () => {
+          for (let at = 0; at < total; at += chunk) {
+            hits.push(deviceKeys(gpu, Math.min(chunk, total - at), at, false));
+            misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
+            outValues.push(gpu.createArray('f32', chunk * dim, `bench.hkv.found-values.${outValues.length}`));
+            found.push(gpu.createArray('u32', chunk, `bench.hkv.found.${found.length}`));
+          }
+        });
+      } catch (error) {
+        for (const a of [...hits, ...misses, ...outValues, ...found, out]) a.destroy();
+        if (!(error instanceof GpuOutOfMemoryError)) throw error;
+        rows.push({ workload: 'throughput', operation: 'skipped', dim, ok: true, note: error.message });
+        ctx.log(`throughput dim ${dim}: skipped (${error.message})`);
+        continue;
+      }
       const values = outValues[0] as DeviceArray<'f32'>;
       const tKeys = performance.now();
       await gpu.finish();
