@@ -270,29 +270,27 @@ export class HkvCache {
     // Allocated as one operation, so that a device out of memory is a GpuOutOfMemoryError here
     // (with whatever was allocated freed), not an invalid buffer at the first batch.
     let built: HkvCache | undefined;
-    const build = () =>
-      new HkvCache(
-        gpu,
-        {
-          capacity,
-          dim: options.dim,
-          maxCapacity,
-          maxLoadFactor,
-          policy,
-          mode,
-          assumeUniqueKeys,
-          maxValueBufferBytes: valueBufferBytes,
-          valueWindowBytes,
-          maxDeviceBytesForValues,
-          subgroups,
-          tile,
-        },
-        valueBufferBytes,
-        maxSlices,
-      );
     try {
       await gpu.run(where, async () => {
-        built = build();
+        built = new HkvCache(
+          gpu,
+          {
+            capacity,
+            dim: options.dim,
+            maxCapacity,
+            maxLoadFactor,
+            policy,
+            mode,
+            assumeUniqueKeys,
+            maxValueBufferBytes: valueBufferBytes,
+            valueWindowBytes,
+            maxDeviceBytesForValues,
+            subgroups,
+            tile,
+          },
+          valueBufferBytes,
+          maxSlices,
+        );
       });
     } catch (error) {
       built?.destroy();
