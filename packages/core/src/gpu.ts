@@ -165,6 +165,25 @@ export class Gpu {
     return next;
   }
 
+  /**
+   * Runs `build`, which allocates an object's GPU buffers (a table's create), as one operation
+   * (run): should the device run out of memory or reject an allocation, the promise rejects with
+   * the typed error after `release` has freed what `build` returned, so that a failed create keeps
+   * nothing allocated.
+   */
+  async allocate<T>(operation: string, build: () => T, release: (built: T) => void): Promise<T> {
+    let built: { value: T } | undefined;
+    try {
+      return await this.run(operation, async () => {
+        built = { value: build() };
+        return built.value;
+      });
+    } catch (error) {
+      if (built) release(built.value);
+      throw error;
+    }
+  }
+
   private async runScoped<T>(operation: string, body: () => Promise<T>): Promise<T> {
     this.assertUsable();
     const device = this.device;

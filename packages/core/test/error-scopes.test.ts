@@ -52,3 +52,49 @@ describe('the error an operation reports', () => {
     await expect(gpuOf(scopedDevice(undefined, undefined)).run('Table.find', async () => 7)).resolves.toBe(7);
   });
 });
+
+describe('an allocation (Gpu.allocate)', () => {
+  it('frees what it built exactly when the device reported an error, and rejects with that error', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.string(), { nil: undefined }),
+        fc.option(fc.string(), { nil: undefined }),
+        fc.integer(),
+        async (validation, oom, value) => {
+          const released: number[] = [];
+          const outcome = await gpuOf(scopedDevice(validation, oom))
+            .allocate(
+              'Table.create',
+              () => value,
+              (built) => released.push(built),
+            )
+            .then(
+              (v) => ({ ok: true as const, v }),
+              (e: unknown) => ({ ok: false as const, e }),
+            );
+          if (oom !== undefined) expect(outcome.ok ? undefined : outcome.e).toBeInstanceOf(GpuOutOfMemoryError);
+          else if (validation !== undefined) expect(outcome.ok ? undefined : outcome.e).toBeInstanceOf(GpuValidationError);
+          else expect(outcome).toEqual({ ok: true, v: value });
+          expect(released).toEqual(oom !== undefined || validation !== undefined ? [value] : []);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('frees nothing when the build itself threw, and rejects with what it threw', async () => {
+    const released: unknown[] = [];
+    const thrown = new RangeError('too large');
+    const error = await gpuOf(scopedDevice(undefined, undefined))
+      .allocate(
+        'Table.create',
+        () => {
+          throw thrown;
+        },
+        (built) => released.push(built),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBe(thrown);
+    expect(released).toEqual([]);
+  });
+});

@@ -104,24 +104,28 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       throw new InvalidArgumentError(`${where}: bulkPartKeys must be a positive multiple of 64, got ${String(bulkPartKeys)}`);
     const buckets = Math.max(1, Math.ceil(shared.capacity / BUCKET_SLOTS));
     if (buckets > maxBuckets(gpu, windowBuckets)) throw limitError(gpu, buckets, windowBuckets);
-    return gpu.run(where, async () => {
-      const settings = {
-        ...shared,
-        minLoadFactor,
-        resizeBatch,
-        maxEvictions,
-        opChunk,
-        subgroups,
-        windowBuckets,
-        bulkPartKeys,
-        windowOrder: options.windowOrder,
-      };
-      const engine = new HiveEngine(gpu, buckets, settings);
-      const encoder = gpu.device.createCommandEncoder();
-      engine.encodeClear(encoder);
-      gpu.submit([encoder.finish()]);
-      return new HiveTable(gpu, engine);
-    });
+    const settings = {
+      ...shared,
+      minLoadFactor,
+      resizeBatch,
+      maxEvictions,
+      opChunk,
+      subgroups,
+      windowBuckets,
+      bulkPartKeys,
+      windowOrder: options.windowOrder,
+    };
+    return gpu.allocate(
+      where,
+      () => {
+        const engine = new HiveEngine(gpu, buckets, settings);
+        const encoder = gpu.device.createCommandEncoder();
+        engine.encodeClear(encoder);
+        gpu.submit([encoder.finish()]);
+        return new HiveTable(gpu, engine);
+      },
+      (table) => table.destroy(),
+    );
   }
 
   get maxLoadFactor(): number {

@@ -267,12 +267,11 @@ export class HkvCache {
         );
       }
     }
-    // Allocated as one operation, so that a device out of memory is a GpuOutOfMemoryError here
-    // (with whatever was allocated freed), not an invalid buffer at the first batch.
-    let built: HkvCache | undefined;
-    try {
-      await gpu.run(where, async () => {
-        built = new HkvCache(
+    // Allocated as one operation: out of memory is a GpuOutOfMemoryError here, with nothing kept.
+    const cache = await gpu.allocate(
+      where,
+      () =>
+        new HkvCache(
           gpu,
           {
             capacity,
@@ -290,13 +289,9 @@ export class HkvCache {
           },
           valueBufferBytes,
           maxSlices,
-        );
-      });
-    } catch (error) {
-      built?.destroy();
-      throw error;
-    }
-    const cache = built as HkvCache;
+        ),
+      (built) => built.destroy(),
+    );
     const { windows } = cache.valueSplit;
     if (windows - 1 > MAX_WINDOW_LISTS) {
       cache.destroy();

@@ -75,20 +75,24 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     powerOfTwoOrUnset(where, 'windows', windows);
     powerOfTwoOrUnset(where, 'bulkPairWindow', bulkPairWindow);
     if (windowOrder !== undefined) oneOf(where, 'windowOrder', windowOrder, ['auto', 'always', 'never']);
-    return gpu.run(where, async () => {
-      const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
-        ...shared,
-        keyType,
-        maxProbes,
-        windows,
-        windowOrder,
-        bulkPairWindow,
-      });
-      const encoder = gpu.device.createCommandEncoder();
-      engine.encodeClear(encoder);
-      gpu.submit([encoder.finish()]);
-      return new LinearProbeTable<K>(gpu, engine);
-    });
+    return gpu.allocate(
+      where,
+      () => {
+        const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
+          ...shared,
+          keyType,
+          maxProbes,
+          windows,
+          windowOrder,
+          bulkPairWindow,
+        });
+        const encoder = gpu.device.createCommandEncoder();
+        engine.encodeClear(encoder);
+        gpu.submit([encoder.finish()]);
+        return new LinearProbeTable<K>(gpu, engine);
+      },
+      (table) => table.destroy(),
+    );
   }
 
   get maxLoadFactor(): number {

@@ -45,17 +45,25 @@ export async function createSlabEngine(gpu: Gpu, where: string, options: SlabOpt
   const pool = options.poolSlabs ?? Math.ceil(expectedPoolSlabs(shared.capacity, buckets, entriesPerSlab(mode)) / shared.maxLoadFactor);
   integerIn(where, 'poolSlabs', pool, 1, 2 ** 27);
   gpu.checkBufferSize((buckets + pool) * SLAB_BYTES, `${where}: the slab array (${buckets} buckets)`);
-  return gpu.run(where, async () => {
-    // Groups never span more than the smallest subgroup the device may run (the kernels take the
-    // group size as a constant); without subgroups each invocation is its own group.
-    const lanes = subgroups ? Math.max(1, Math.min(tile, gpu.subgroups.minSize)) : 1;
-    const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile: lanes, subgroups, seed };
-    const engine = new SlabEngine(gpu, buckets, pool, settings);
-    const encoder = gpu.device.createCommandEncoder();
-    engine.encodeClear(encoder);
-    gpu.submit([encoder.finish()]);
-    return engine;
-  });
+  // Groups never span more than the smallest subgroup the device may run (the kernels take the
+  // group size as a constant); without subgroups each invocation is its own group.
+  const lanes = subgroups ? Math.max(1, Math.min(tile, gpu.subgroups.minSize)) : 1;
+  const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile: lanes, subgroups, seed };
+  return gpu.allocate(
+    where,
+    () => {
+      const engine = new SlabEngine(gpu, buckets, pool, settings);
+      const encoder = gpu.device.createCommandEncoder();
+      engine.encodeClear(encoder);
+      gpu.submit([encoder.finish()]);
+      return engine;
+    },
+    // As a table's destroy does (the scratch arena holds the failure list).
+    (engine) => {
+      engine.scratch.destroy();
+      engine.destroy();
+    },
+  );
 }
 
 /**

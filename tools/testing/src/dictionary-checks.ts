@@ -13,6 +13,7 @@ import {
   type Gpu,
   GpuhashError,
   type GpuhashErrorCode,
+  GpuOutOfMemoryError,
   type HostKeys,
   InvalidArgumentError,
   InvalidOpError,
@@ -25,6 +26,7 @@ import {
 import fc from 'fast-check';
 import { type CheckContext, type CheckSuite, defineChecks, type GpuCheck } from './checks';
 import { check } from './keys';
+import { createOutOfMemory } from './out-of-memory';
 import type { Rng } from './rng';
 
 /**
@@ -218,6 +220,7 @@ const ERRORS = {
   DestroyedError: { cls: DestroyedError, code: 'DESTROYED' },
   TableBusyError: { cls: TableBusyError, code: 'TABLE_BUSY' },
   DeviceLostError: { cls: DeviceLostError, code: 'DEVICE_LOST' },
+  GpuOutOfMemoryError: { cls: GpuOutOfMemoryError, code: 'OUT_OF_MEMORY' },
 } as const satisfies Record<string, { cls: abstract new (...args: never[]) => GpuhashError; code: GpuhashErrorCode }>;
 type ErrorName = keyof typeof ERRORS;
 
@@ -1470,6 +1473,35 @@ export function dictionaryChecks<K extends KeyType>(factory: DictionaryFactory<K
       own.destroy();
     }
   });
+
+  add(
+    'a device out of memory while create allocates: GpuOutOfMemoryError, every buffer it allocated destroyed, the next table sound',
+    async ({ rng }) => {
+      // A Gpu of its own, whose device reports running out of memory (simulated) while create allocates.
+      const own = await requestGpu({ allowSoftware: true, log: () => {} });
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.integer({ min: 16, max: 4096 }), async (capacity) => {
+            const { error, allocated, kept } = await createOutOfMemory(own, () => factory.create(own, { capacity }));
+            const what = `create with capacity ${capacity}`;
+            expectError(error, 'GpuOutOfMemoryError', what);
+            check(allocated > 0, `${what}: no buffer was allocated before the error`);
+            check(kept.length === 0, `${what}: buffers left allocated after the failed create: ${kept.join(', ')}`);
+            await withTable(factory, own, { capacity }, async (table) => {
+              const keys = codec.distinct(rng, Math.min(64, capacity >> 2));
+              const values = valuesFor(rng, keys.length);
+              const model = new Model();
+              await fill(table, codec, model, keys, values, `${what}, then a table created after it`);
+              await expectContents(table, codec, model, `${what}, then a table created after it`);
+            });
+          }),
+          { seed: rng.u32() | 0, numRuns: 4 },
+        );
+      } finally {
+        own.destroy();
+      }
+    },
+  );
 
   // 10. Colliding keys.
   add(

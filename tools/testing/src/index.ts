@@ -7,6 +7,8 @@ export type { ConformanceCapability, ConformanceOptions, DictionaryFactory } fro
 export { dictionaryChecks } from './dictionary-checks';
 export { testGpu } from './gpu';
 export { benchKeys, check, pick, universe } from './keys';
+export type { OutOfMemoryCreate } from './out-of-memory';
+export { createOutOfMemory } from './out-of-memory';
 export type { ReservedKeysTable } from './reserved-keys';
 export { expectReservedKeysRefused, thrown } from './reserved-keys';
 export type { Rng } from './rng';
