@@ -38,6 +38,8 @@ export interface SlabSettings {
 
 /** Reruns of the inserts that lost contended slots before they are reported. */
 const MAX_CONTENDED_RERUNS = 8;
+/** Reruns of inserts that found the pool exhausted while it had room, before it grows anyway. */
+const MAX_UNGROWN_RERUNS = 4;
 
 /**
  * SlabHash's storage and kernels behind the dictionary contract: B base slabs and a SlabAlloc pool
@@ -257,10 +259,21 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
    */
   async afterInsertFailures(report: FailureReport, attempt: number): Promise<'retry' | 'report'> {
     if (this.exhausted > 0) {
+      if (this.poolHadRoom(attempt)) return 'retry';
       if (!this.growth) return 'report';
       return (await this.growPool(this.exhausted)) ? 'retry' : 'report';
     }
     return report.contended.length > 0 && attempt < MAX_CONTENDED_RERUNS ? 'retry' : 'report';
+  }
+
+  /**
+   * Whether the last batch's inserts that found no slab found the pool exhausted only for a moment:
+   * groups racing to extend one chain each hold a slab until one links and the others give theirs
+   * back (ops.ts), so many copies of one key can drain a pool that has room. When a slab is free for
+   * each of them after the batch, they run again before the pool grows (a few times at most).
+   */
+  private poolHadRoom(attempt: number): boolean {
+    return attempt < MAX_UNGROWN_RERUNS && this.slabsInUse + this.exhausted <= this.pool.poolSlabs;
   }
 
   /** A mixed batch; inserts that found the pool exhausted rerun after it grows (with growth on). */
@@ -281,7 +294,7 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
       if (report.failed.length === 0) break;
       const again =
         this.exhausted > 0
-          ? this.growth && (await this.growPool(this.exhausted))
+          ? this.poolHadRoom(attempt) || (this.growth && (await this.growPool(this.exhausted)))
           : report.contended.length > 0 && attempt < MAX_CONTENDED_RERUNS;
       if (!again) break;
       rerun = report.failed;
@@ -362,7 +375,8 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
         const report = await this.insertBatch(batch, false, attempt);
         if (report.failed.length === 0) break;
         // A rebuild grows its pool whatever the growth option says: it must hold what the table holds.
-        const again = this.exhausted > 0 ? await this.growPool(this.exhausted) : attempt < MAX_CONTENDED_RERUNS;
+        const again =
+          this.exhausted > 0 ? this.poolHadRoom(attempt) || (await this.growPool(this.exhausted)) : attempt < MAX_CONTENDED_RERUNS;
         if (!again) {
           this.pool.destroy();
           this.pool = old;
