@@ -269,11 +269,12 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
   /**
    * Whether the last batch's inserts that found no slab found the pool exhausted only for a moment:
    * groups racing to extend one chain each hold a slab until one links and the others give theirs
-   * back (ops.ts), so many copies of one key can drain a pool that has room. When a slab is free for
-   * each of them after the batch, they run again before the pool grows (a few times at most).
+   * back (ops.ts), so many copies of one key can drain a pool that has room. When the batch leaves
+   * the pool no fuller than growth keeps it (maxLoadFactor), they run again before the pool grows
+   * (a few times at most).
    */
   private poolHadRoom(attempt: number): boolean {
-    return attempt < MAX_UNGROWN_RERUNS && this.slabsInUse + this.exhausted <= this.pool.poolSlabs;
+    return attempt < MAX_UNGROWN_RERUNS && this.slabsInUse <= this.settings.maxLoadFactor * this.pool.poolSlabs;
   }
 
   /** A mixed batch; inserts that found the pool exhausted rerun after it grows (with growth on). */
