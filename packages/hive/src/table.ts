@@ -115,16 +115,11 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       bulkPartKeys,
       windowOrder: options.windowOrder,
     };
-    return gpu.allocate(
+    return DictionaryTable.allocateCleared(
+      gpu,
       where,
-      () => {
-        const engine = new HiveEngine(gpu, buckets, settings);
-        const encoder = gpu.device.createCommandEncoder();
-        engine.encodeClear(encoder);
-        gpu.submit([encoder.finish()]);
-        return new HiveTable(gpu, engine);
-      },
-      (table) => table.destroy(),
+      () => new HiveEngine(gpu, buckets, settings),
+      (engine) => new HiveTable(gpu, engine),
     );
   }
 

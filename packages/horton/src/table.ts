@@ -60,22 +60,18 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
     oneOf(where, 'mode', mode, ['horton', 'bcht']);
     const repatriate = options.repatriate ?? d.repatriate;
     oneOf(where, 'repatriate', repatriate, [true, false]);
-    return gpu.allocate(
+    return DictionaryTable.allocateCleared(
+      gpu,
       where,
-      () => {
-        const engine = new HortonEngine(gpu, shared.capacity, {
+      () =>
+        new HortonEngine(gpu, shared.capacity, {
           mode,
           repatriate,
           maxLoadFactor: shared.maxLoadFactor,
           growth: shared.growth,
           bulkInsert: shared.bulkInsert,
-        });
-        const encoder = gpu.device.createCommandEncoder();
-        engine.encodeClear(encoder);
-        gpu.submit([encoder.finish()]);
-        return new HortonTable(gpu, engine);
-      },
-      (table) => table.destroy(),
+        }),
+      (engine) => new HortonTable(gpu, engine),
     );
   }
 

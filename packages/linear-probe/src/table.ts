@@ -75,23 +75,19 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     powerOfTwoOrUnset(where, 'windows', windows);
     powerOfTwoOrUnset(where, 'bulkPairWindow', bulkPairWindow);
     if (windowOrder !== undefined) oneOf(where, 'windowOrder', windowOrder, ['auto', 'always', 'never']);
-    return gpu.allocate(
+    return DictionaryTable.allocateCleared(
+      gpu,
       where,
-      () => {
-        const engine = new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
+      () =>
+        new LinearProbeEngine<K>(gpu, nextPow2(shared.capacity), {
           ...shared,
           keyType,
           maxProbes,
           windows,
           windowOrder,
           bulkPairWindow,
-        });
-        const encoder = gpu.device.createCommandEncoder();
-        engine.encodeClear(encoder);
-        gpu.submit([encoder.finish()]);
-        return new LinearProbeTable<K>(gpu, engine);
-      },
-      (table) => table.destroy(),
+        }),
+      (engine) => new LinearProbeTable<K>(gpu, engine),
     );
   }
 
