@@ -254,30 +254,28 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
   private refusedOfBatch: Uint32Array = new Uint32Array(0);
 
   /**
-   * Inserts that found the pool exhausted: with growth on, the pool grows and they run again;
-   * inserts that lost contended slots run again a few times. Anything else is reported.
+   * Inserts that found the pool exhausted run again (rerunExhausted: as it is while it had room,
+   * else after it grows, with growth on); inserts that lost contended slots run again a few times.
+   * Anything else is reported.
    */
   async afterInsertFailures(report: FailureReport, attempt: number): Promise<'retry' | 'report'> {
-    if (this.exhausted > 0) {
-      if (this.poolHadRoom(attempt)) return 'retry';
-      if (!this.growth) return 'report';
-      return (await this.growPool(this.exhausted)) ? 'retry' : 'report';
-    }
+    if (this.exhausted > 0) return (await this.rerunExhausted(attempt, this.growth)) ? 'retry' : 'report';
     return report.contended.length > 0 && attempt < MAX_CONTENDED_RERUNS ? 'retry' : 'report';
   }
 
   /**
-   * Whether the last batch's inserts that found no slab found the pool exhausted only for a moment:
-   * groups racing to extend one chain each hold a slab until one links and the others give theirs
-   * back (ops.ts), so many copies of one key can drain a pool that has room. When the batch leaves
-   * the pool no fuller than growth keeps it (maxLoadFactor), they run again before the pool grows
-   * (a few times at most).
+   * Whether the last batch's inserts that found no slab run again. Groups racing to extend one chain
+   * each hold a slab until one links and the others give theirs back (ops.ts), so many copies of
+   * one key can find a pool with room empty: while the batch leaves the pool no fuller than growth
+   * keeps it (maxLoadFactor), they run again as it is (a few times at most). Otherwise, with `grow`,
+   * after the pool grows.
    */
-  private poolHadRoom(attempt: number): boolean {
-    return attempt < MAX_UNGROWN_RERUNS && this.slabsInUse <= this.settings.maxLoadFactor * this.pool.poolSlabs;
+  private async rerunExhausted(attempt: number, grow: boolean): Promise<boolean> {
+    if (attempt < MAX_UNGROWN_RERUNS && this.slabsInUse <= this.settings.maxLoadFactor * this.pool.poolSlabs) return true;
+    return grow && (await this.growPool(this.exhausted));
   }
 
-  /** A mixed batch; inserts that found the pool exhausted rerun after it grows (with growth on). */
+  /** A mixed batch; inserts that found the pool exhausted run again as afterInsertFailures says. */
   async applyBatch(batch: StagedApply, out: GPUBuffer): Promise<FailureReport> {
     const reports: FailureReport[] = [];
     let rerun: Uint32Array | undefined;
@@ -295,7 +293,7 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
       if (report.failed.length === 0) break;
       const again =
         this.exhausted > 0
-          ? this.poolHadRoom(attempt) || (this.growth && (await this.growPool(this.exhausted)))
+          ? await this.rerunExhausted(attempt, this.growth)
           : report.contended.length > 0 && attempt < MAX_CONTENDED_RERUNS;
       if (!again) break;
       rerun = report.failed;
@@ -376,8 +374,7 @@ export class SlabEngine implements DictionaryEngine<'u32'> {
         const report = await this.insertBatch(batch, false, attempt);
         if (report.failed.length === 0) break;
         // A rebuild grows its pool whatever the growth option says: it must hold what the table holds.
-        const again =
-          this.exhausted > 0 ? this.poolHadRoom(attempt) || (await this.growPool(this.exhausted)) : attempt < MAX_CONTENDED_RERUNS;
+        const again = this.exhausted > 0 ? await this.rerunExhausted(attempt, true) : attempt < MAX_CONTENDED_RERUNS;
         if (!again) {
           this.pool.destroy();
           this.pool = old;
