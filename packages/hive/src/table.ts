@@ -1,4 +1,5 @@
 import {
+  allocateEngine,
   type DictionaryCapability,
   DictionaryTable,
   type Gpu,
@@ -115,12 +116,7 @@ export class HiveTable extends DictionaryTable<'u32', HiveEngine> {
       bulkPartKeys,
       windowOrder: options.windowOrder,
     };
-    return DictionaryTable.allocateCleared(
-      gpu,
-      where,
-      () => new HiveEngine(gpu, buckets, settings),
-      (engine) => new HiveTable(gpu, engine),
-    );
+    return new HiveTable(gpu, await allocateEngine(gpu, where, () => new HiveEngine(gpu, buckets, settings)));
   }
 
   get maxLoadFactor(): number {

@@ -1,4 +1,5 @@
 import {
+  allocateEngine,
   type DictionaryCapability,
   DictionaryTable,
   type Gpu,
@@ -60,7 +61,7 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
     oneOf(where, 'mode', mode, ['horton', 'bcht']);
     const repatriate = options.repatriate ?? d.repatriate;
     oneOf(where, 'repatriate', repatriate, [true, false]);
-    return DictionaryTable.allocateCleared(
+    const engine = await allocateEngine(
       gpu,
       where,
       () =>
@@ -71,8 +72,8 @@ export class HortonTable extends DictionaryTable<'u32', HortonEngine> {
           growth: shared.growth,
           bulkInsert: shared.bulkInsert,
         }),
-      (engine) => new HortonTable(gpu, engine),
     );
+    return new HortonTable(gpu, engine);
   }
 
   get mode(): HortonMode {

@@ -1,4 +1,5 @@
 import {
+  allocateEngine,
   type DictionaryCapability,
   DictionaryTable,
   type EncodeInsertOptions,
@@ -75,7 +76,7 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
     powerOfTwoOrUnset(where, 'windows', windows);
     powerOfTwoOrUnset(where, 'bulkPairWindow', bulkPairWindow);
     if (windowOrder !== undefined) oneOf(where, 'windowOrder', windowOrder, ['auto', 'always', 'never']);
-    return DictionaryTable.allocateCleared(
+    const engine = await allocateEngine(
       gpu,
       where,
       () =>
@@ -87,8 +88,8 @@ export class LinearProbeTable<K extends KeyType = 'u32'> extends DictionaryTable
           windowOrder,
           bulkPairWindow,
         }),
-      (engine) => new LinearProbeTable<K>(gpu, engine),
     );
+    return new LinearProbeTable<K>(gpu, engine);
   }
 
   get maxLoadFactor(): number {

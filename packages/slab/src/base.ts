@@ -1,4 +1,5 @@
 import {
+  allocateEngine,
   type DictionaryCapability,
   DictionaryTable,
   type Gpu,
@@ -49,21 +50,7 @@ export async function createSlabEngine(gpu: Gpu, where: string, options: SlabOpt
   // group size as a constant); without subgroups each invocation is its own group.
   const lanes = subgroups ? Math.max(1, Math.min(tile, gpu.subgroups.minSize)) : 1;
   const settings = { mode, growth: shared.growth, maxLoadFactor: shared.maxLoadFactor, tile: lanes, subgroups, seed };
-  return gpu.allocate(
-    where,
-    () => {
-      const engine = new SlabEngine(gpu, buckets, pool, settings);
-      const encoder = gpu.device.createCommandEncoder();
-      engine.encodeClear(encoder);
-      gpu.submit([encoder.finish()]);
-      return engine;
-    },
-    // As a table's destroy does (the scratch arena holds the failure list).
-    (engine) => {
-      engine.scratch.destroy();
-      engine.destroy();
-    },
-  );
+  return allocateEngine(gpu, where, () => new SlabEngine(gpu, buckets, pool, settings));
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Gpu } from '../gpu';
 import type { FailureReport } from './failures';
 import type { KeySpec } from './keys';
 import type { ScratchArena } from './scratch';
@@ -55,4 +56,27 @@ export interface DictionaryEngine<K extends KeyType = KeyType> extends DeviceDic
   /** With growth on, after erases (Hive contracts; others do nothing). */
   afterErase(): Promise<void>;
   destroy(): void;
+}
+
+/**
+ * A table's engine allocated and cleared, written once for every table's create: `build` runs as
+ * one `Gpu.allocate` operation; should the device run out of memory (or refuse a buffer), the
+ * engine and its scratch are destroyed, as a table's destroy does, so nothing stays allocated, and
+ * the typed error is thrown.
+ */
+export function allocateEngine<E extends DictionaryEngine>(gpu: Gpu, where: string, build: () => E): Promise<E> {
+  return gpu.allocate(
+    where,
+    () => {
+      const engine = build();
+      const encoder = gpu.device.createCommandEncoder();
+      engine.encodeClear(encoder);
+      gpu.submit([encoder.finish()]);
+      return engine;
+    },
+    (engine) => {
+      engine.scratch.destroy();
+      engine.destroy();
+    },
+  );
 }

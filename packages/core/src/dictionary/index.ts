@@ -1,5 +1,6 @@
 export { HOST_FIND_CHUNK_KEYS } from './chunked-find';
 export type { DictionaryEngine, StagedApply, StagedBatch } from './engine';
+export { allocateEngine } from './engine';
 export type { FailureReport } from './failures';
 export { decodeFailures, FailureFlag, FailureList, mergeFailures, NO_FAILURES } from './failures';
 export type { KeySpec } from './keys';

@@ -81,30 +81,6 @@ export abstract class DictionaryTable<K extends KeyType, E extends DictionaryEng
     this.#owner = owner;
   }
 
-  /**
-   * A table's create, written once: its engine built and cleared as one allocation
-   * (`Gpu.allocate`), then wrapped by `table`. Should the device run out of memory (or refuse a
-   * buffer), the table is destroyed, so nothing stays allocated, and the typed error is thrown.
-   */
-  protected static allocateCleared<E extends DictionaryEngine<KeyType>, T extends { destroy(): void }>(
-    gpu: Gpu,
-    where: string,
-    engine: () => E,
-    table: (engine: E) => T,
-  ): Promise<T> {
-    return gpu.allocate(
-      where,
-      () => {
-        const built = engine();
-        const encoder = gpu.device.createCommandEncoder();
-        built.encodeClear(encoder);
-        gpu.submit([encoder.finish()]);
-        return table(built);
-      },
-      (t) => t.destroy(),
-    );
-  }
-
   get capacity(): number {
     return this.engine.capacity;
   }
