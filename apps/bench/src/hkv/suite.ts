@@ -274,10 +274,11 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
       // rewrites of one binding instead). The inserts read their values from the first.
       const outValues: DeviceArray<'f32'>[] = [];
       const found: DeviceArray<'u32'>[] = [];
-      const out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
+      let out: DeviceArray<'u32'> | undefined;
       try {
         // One operation, so that a device out of memory shows here, not as invalid buffers later.
         await gpu.run(`hkv throughput dim ${dim}: key streams and answer arrays`, async () => {
+          out = gpu.createArray('u32', 2 * chunk + 4, 'bench.hkv.out');
           for (let at = 0; at < total; at += chunk) {
             hits.push(deviceKeys(gpu, Math.min(chunk, total - at), at, false));
             misses.push(deviceKeys(gpu, Math.min(chunk, total - at), at, true));
@@ -286,13 +287,15 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           }
         });
       } catch (error) {
-        for (const a of [...hits, ...misses, ...outValues, ...found, out]) a.destroy();
+        for (const a of [...hits, ...misses, ...outValues, ...found]) a.destroy();
+        out?.destroy();
         if (!(error instanceof GpuOutOfMemoryError)) throw error;
         rows.push({ workload: 'throughput', operation: 'skipped', dim, ok: true, note: error.message });
         ctx.log(`throughput dim ${dim}: skipped (${error.message})`);
         continue;
       }
       const values = outValues[0] as DeviceArray<'f32'>;
+      const batchOut = out as DeviceArray<'u32'>;
       const tKeys = performance.now();
       await gpu.finish();
       ctx.log(
@@ -313,7 +316,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
             const batches = parts(hits).map((p) => ({
               keys: p.n * 2 === p.keys.length ? p.keys : wrapPrefix(p.keys, 2 * p.n),
               values: p.n * dim === values.length ? values : wrapPrefixF(values, p.n * dim),
-              out,
+              out: batchOut,
             }));
             encodeTimedSpan(encoder, time?.('insert'), () => cache.encodeInsertOrAssignBatches(encoder, batches));
           };
@@ -364,7 +367,7 @@ async function throughput(ctx: Ctx, o: HkvBenchOptions): Promise<HkvRow[]> {
           ctx.log(`throughput dim ${dim} load ${load}: done`);
         }
       } finally {
-        for (const a of [...hits, ...misses, out, ...outValues, ...found]) a.destroy();
+        for (const a of [...hits, ...misses, batchOut, ...outValues, ...found]) a.destroy();
       }
     } finally {
       cache.destroy();
