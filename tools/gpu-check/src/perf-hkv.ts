@@ -138,7 +138,6 @@ for (const tile of tiles)
       // of an 80 GB card.
       const ownOutputs = process.env.OUTS === '1' ? hits.map(() => gpu.createArray('f32', chunk * dim)) : [];
       const outValues = ownOutputs[0] ?? gpu.createArray('f32', chunk * dim);
-      const values = outValues;
       const out = gpu.createArray('u32', 2 * chunk + 4);
       const found = gpu.createArray('u32', chunk);
       console.log(
@@ -158,7 +157,7 @@ for (const tile of tiles)
           cache.encodeClear(enc);
           // One call for every batch (each window's copies run once for a group of them), or with
           // PER_BATCH=1 one encodeInsertOrAssign per batch.
-          const batches = parts(hits).map((p) => ({ keys: p.keys, values: DeviceArray.wrap(values.buffer, p.n * dim, 'f32'), out }));
+          const batches = parts(hits).map((p) => ({ keys: p.keys, values: DeviceArray.wrap(outValues.buffer, p.n * dim, 'f32'), out }));
           if (perBatch) for (const b of batches) cache.encodeInsertOrAssign(enc, b, time);
           else cache.encodeInsertOrAssignBatches(enc, batches, time);
         });
